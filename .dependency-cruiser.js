@@ -1,0 +1,53 @@
+// Layer rules (design/70-house-style.md): core/ is framework-free, graphql/ never reaches
+// persistence/, typeorm only in persistence/ (and the database platform), and modules meet
+// only through each other's index.ts (entities may relate across persistence folders).
+'use strict';
+module.exports = {
+  forbidden: [
+    {
+      name: 'core-is-framework-free',
+      severity: 'error',
+      from: { path: '^src/(modules/[^/]+/core|shared|agent/runtime)/' },
+      to: { path: '(^|/)node_modules/(@nestjs|typeorm|graphql|@apollo|pg|@electric-sql)/' },
+    },
+    {
+      name: 'graphql-never-reaches-persistence',
+      severity: 'error',
+      from: { path: '^src/modules/[^/]+/graphql/' },
+      to: { path: '^src/modules/[^/]+/persistence/' },
+    },
+    {
+      name: 'typeorm-only-in-persistence',
+      severity: 'error',
+      from: { path: '^src/modules/[^/]+/(core|graphql)/' },
+      to: { path: '(^|/)node_modules/typeorm/' },
+    },
+    {
+      name: 'modules-meet-through-index',
+      severity: 'error',
+      from: { path: '^src/modules/([^/]+)/(?!persistence/)' },
+      to: {
+        path: '^src/modules/([^/]+)/(?!index\\.ts$)',
+        pathNot: ['^src/modules/$1/'],
+      },
+    },
+    {
+      name: 'agent-knows-no-graphql-or-modules',
+      severity: 'error',
+      from: { path: '^src/agent/' },
+      to: { path: ['^src/modules/', '(^|/)node_modules/(@nestjs/graphql|graphql)/'] },
+    },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      from: {},
+      to: { circular: true, viaOnly: { pathNot: '\\.entity\\.ts$' } },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    exclude: { path: '\\.spec\\.ts$' },
+  },
+};

@@ -1,0 +1,37 @@
+// One jest config, three tiers (design/70-house-style.md): unit (no database), integration
+// (a real database through the repositories) and e2e (the booted app over HTTP and graphql-ws).
+'use strict';
+const common = {
+  rootDir: __dirname,
+  testEnvironment: 'node',
+  moduleFileExtensions: ['ts', 'js', 'cjs', 'json'],
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json' }],
+    '^.+/@electric-sql/pglite/dist/.+\\.cjs$': '<rootDir>/scripts/jest-pglite-transform.js',
+  },
+  transformIgnorePatterns: ['/node_modules/(?!@electric-sql/pglite/)'],
+};
+module.exports = {
+  projects: [
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/bench/**/*.spec.ts'],
+    },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/integration/**/*.int-spec.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
+  ],
+  testTimeout: 60000,
+};

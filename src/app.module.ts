@@ -1,0 +1,41 @@
+import { ApolloDriver, ApolloDriverConfig } from '@nestjs/apollo';
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { GraphQLModule } from '@nestjs/graphql';
+import { AppConfig } from './config/app-config';
+import { APP_CONFIG, AppConfigModule } from './config/config.module';
+import { AuthModule } from './modules/auth/auth.module';
+import { ConfigurationsModule } from './modules/configurations/configurations.module';
+import { ContentModule } from './modules/content/content.module';
+import { SkillsModule } from './modules/skills/skills.module';
+import { AccessGuard } from './platform/auth/access.guard';
+import { Authenticator } from './platform/auth/authenticator';
+import { DatabaseModule } from './platform/database/database.module';
+import { DatabaseTarget } from './platform/database/data-source-options';
+import { graphqlOptions } from './platform/graphql/graphql.setup';
+import { PlatformModule } from './platform/platform.module';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig, database: DatabaseTarget): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        AppConfigModule.forRoot(config),
+        DatabaseModule.forRoot(database),
+        GraphQLModule.forRootAsync<ApolloDriverConfig>({
+          driver: ApolloDriver,
+          imports: [AuthModule],
+          inject: [APP_CONFIG, Authenticator],
+          useFactory: graphqlOptions,
+        }),
+        PlatformModule,
+        AuthModule,
+        ContentModule,
+        SkillsModule,
+        ConfigurationsModule,
+      ],
+      providers: [{ provide: APP_GUARD, useClass: AccessGuard }],
+    };
+  }
+}

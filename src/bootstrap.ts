@@ -1,0 +1,54 @@
+import { INestApplication, Logger, LogLevel } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import type { NextFunction, Request, Response } from 'express';
+import { AppModule } from './app.module';
+import { AppConfig } from './config/app-config';
+import { DatabaseTarget } from './platform/database/data-source-options';
+
+const LEVELS: Record<string, LogLevel[]> = {
+  silent: [],
+  fatal: ['fatal'],
+  error: ['fatal', 'error'],
+  warn: ['fatal', 'error', 'warn'],
+  info: ['fatal', 'error', 'warn', 'log'],
+  debug: ['fatal', 'error', 'warn', 'log', 'debug'],
+  trace: ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'],
+};
+
+/** Refuses over-large or malformed bodies as a GraphQL-shaped client error, never a 500. */
+function bodyErrors(err: unknown, _req: Request, res: Response, next: NextFunction): void {
+  const e = err as { type?: string; status?: number } | null;
+  if (
+    e?.type === 'entity.too.large' ||
+    e?.type === 'entity.parse.failed' ||
+    e?.status === 400 ||
+    e?.status === 413
+  ) {
+    const tooLarge = e.type === 'entity.too.large' || e.status === 413;
+    res.status(tooLarge ? 413 : 400).json({
+      errors: [
+        {
+          message: tooLarge ? 'Request body too large (limit 1 MB)' : 'Malformed request body',
+          extensions: { code: 'BAD_USER_INPUT' },
+        },
+      ],
+    });
+    return;
+  }
+  next(err);
+}
+
+/** Creates the Nest application (not yet listening) for a configuration and a database. */
+export async function createApp(config: AppConfig, database: DatabaseTarget): Promise<INestApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, database), {
+    bodyParser: false,
+    logger: LEVELS[config.logLevel] ?? LEVELS.info,
+  });
+  app.useBodyParser('json', { limit: '1mb' });
+  app.use(bodyErrors);
+  if (config.corsOrigins.length > 0) app.enableCors({ origin: [...config.corsOrigins] });
+  app.enableShutdownHooks();
+  Logger.flush();
+  return app;
+}

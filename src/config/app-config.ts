@@ -1,0 +1,95 @@
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import { resolve } from 'node:path';
+import { EnvSchema } from './env.schema';
+
+export type DecisionPathSetting = 'inline' | 'durable' | 'auto';
+
+/** The typed, validated configuration every part of the server reads. */
+export interface AppConfig {
+  readonly nodeEnv: 'development' | 'production' | 'test';
+  readonly port: number;
+  readonly host: string;
+  /** Null: the embedded PostgreSQL (PGlite) under `dataDir`. */
+  readonly databaseUrl: string | null;
+  readonly dataDir: string;
+  readonly migrate: boolean;
+  readonly seedDemo: boolean;
+  readonly redisUrl: string | null;
+  /** Base64 of 32 bytes; null means "generate into dataDir" (embedded mode only). */
+  readonly stateEncryptionKey: string | null;
+  readonly introspection: boolean;
+  readonly corsOrigins: readonly string[];
+  readonly rateLimitPerMinute: number;
+  readonly logLevel: string;
+  readonly runLeaseSeconds: number;
+  readonly reaperIntervalSeconds: number;
+  readonly maxIterationsCeiling: number;
+  readonly progressKeepAliveSeconds: number;
+  readonly decisionPath: DecisionPathSetting;
+  readonly decisionPickupSeconds: number;
+  readonly workerConcurrency: number;
+  readonly workerLivenessSeconds: number;
+  readonly chatMaxActiveConversations: number;
+  /** Reads a secret (a provider API key) from the environment by name; never stored. */
+  readonly secret: (name: string) => string | undefined;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Validates the environment and builds the configuration. Throws a `ConfigError` whose message
+ * names every bad variable.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const known = Object.keys(new EnvSchema());
+  void known;
+  const raw = plainToInstance(EnvSchema, { ...env }, { enableImplicitConversion: false });
+  const errors = validateSync(raw, { whitelist: false, forbidUnknownValues: false });
+  if (errors.length > 0) {
+    throw new ConfigError(
+      errors.map((e) => `${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`),
+    );
+  }
+  const databaseUrl = raw.DATABASE_URL ?? null;
+  const embedded = databaseUrl === null;
+  const nodeEnv = (raw.NODE_ENV ?? 'development') as AppConfig['nodeEnv'];
+  if (!embedded && !raw.STATE_ENCRYPTION_KEY && nodeEnv === 'production') {
+    throw new ConfigError([
+      'STATE_ENCRYPTION_KEY: required with DATABASE_URL in production (32 bytes, base64); generate one with `openssl rand -base64 32`',
+    ]);
+  }
+  return {
+    nodeEnv,
+    port: raw.PORT ?? 3000,
+    host: raw.HOST ?? '127.0.0.1',
+    databaseUrl,
+    dataDir: resolve(raw.DATA_DIR ?? './data'),
+    migrate: raw.DB_MIGRATE ?? embedded,
+    seedDemo: raw.SEED_DEMO ?? embedded,
+    redisUrl: raw.REDIS_URL ?? null,
+    stateEncryptionKey: raw.STATE_ENCRYPTION_KEY ?? null,
+    introspection: raw.GRAPHQL_INTROSPECTION ?? true,
+    corsOrigins: (raw.CORS_ORIGINS ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0),
+    rateLimitPerMinute: raw.RATE_LIMIT_PER_MINUTE ?? 600,
+    logLevel: raw.LOG_LEVEL ?? (nodeEnv === 'test' ? 'silent' : 'info'),
+    runLeaseSeconds: raw.RUN_LEASE_SECONDS ?? 60,
+    reaperIntervalSeconds: raw.REAPER_INTERVAL_SECONDS ?? 5,
+    maxIterationsCeiling: raw.AGENT_MAX_ITERATIONS_CEILING ?? 20,
+    progressKeepAliveSeconds: raw.PROGRESS_KEEPALIVE_SECONDS ?? 10,
+    decisionPath: (raw.DECISION_PATH ?? 'auto') as DecisionPathSetting,
+    decisionPickupSeconds: raw.DECISION_PICKUP_SECONDS ?? 30,
+    workerConcurrency: raw.WORKER_CONCURRENCY ?? 4,
+    workerLivenessSeconds: raw.WORKER_LIVENESS_SECONDS ?? 30,
+    chatMaxActiveConversations: raw.CHAT_MAX_ACTIVE_CONVERSATIONS ?? 100,
+    secret: (name: string) => env[name],
+  };
+}

@@ -1,0 +1,148 @@
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+
+const toBool = ({ value }: { value: unknown }): unknown => {
+  if (value === undefined || value === '') return undefined;
+  if (typeof value === 'boolean') return value;
+  if (typeof value !== 'string') return value;
+  const v = value.toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  return value;
+};
+const toInt = ({ value }: { value: unknown }): unknown => {
+  if (value === undefined || value === '') return undefined;
+  return typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value;
+};
+
+/**
+ * Every environment variable the server reads, validated once at boot.
+ * Nothing outside `src/config` reads `process.env` (the one exception, a provider's API key,
+ * goes through `AppConfig.secret()`).
+ */
+export class EnvSchema {
+  @IsOptional()
+  @IsIn(['development', 'production', 'test'])
+  NODE_ENV?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  PORT?: number;
+
+  @IsOptional()
+  @IsString()
+  HOST?: string;
+
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/\S+$/, {
+    message: 'DATABASE_URL must be a postgres:// or postgresql:// URL',
+  })
+  DATABASE_URL?: string;
+
+  @IsOptional()
+  @IsString()
+  DATA_DIR?: string;
+
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  DB_MIGRATE?: boolean;
+
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  SEED_DEMO?: boolean;
+
+  @IsOptional()
+  @Matches(/^rediss?:\/\/\S+$/, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
+  REDIS_URL?: string;
+
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9+/]{43}=$/, {
+    message: 'STATE_ENCRYPTION_KEY must be 32 bytes, base64-encoded (44 characters)',
+  })
+  STATE_ENCRYPTION_KEY?: string;
+
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  GRAPHQL_INTROSPECTION?: boolean;
+
+  @IsOptional()
+  @IsString()
+  CORS_ORIGINS?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  RATE_LIMIT_PER_MINUTE?: number;
+
+  @IsOptional()
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  RUN_LEASE_SECONDS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  REAPER_INTERVAL_SECONDS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  AGENT_MAX_ITERATIONS_CEILING?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  PROGRESS_KEEPALIVE_SECONDS?: number;
+
+  @IsOptional()
+  @IsIn(['inline', 'durable', 'auto'])
+  DECISION_PATH?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(86400)
+  DECISION_PICKUP_SECONDS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(256)
+  WORKER_CONCURRENCY?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  WORKER_LIVENESS_SECONDS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100000)
+  CHAT_MAX_ACTIVE_CONVERSATIONS?: number;
+}

@@ -1,0 +1,64 @@
+/* eslint-disable no-console */
+import 'reflect-metadata';
+import { DataSource } from 'typeorm';
+import { createApp } from './bootstrap';
+import { ConfigError, loadConfig } from './config/app-config';
+import { createDemoTokens, readDemoTokens, writeDemoTokens } from './demo/demo-tokens';
+import { seedDemo } from './demo/seed-demo';
+import { DatabaseTarget } from './platform/database/data-source-options';
+import { DataDirBusyError, EmbeddedDatabase, openEmbeddedDatabase } from './platform/database/pglite';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  let embedded: EmbeddedDatabase | null = null;
+  let target: DatabaseTarget;
+  if (config.databaseUrl) {
+    target = { kind: 'postgres', url: config.databaseUrl };
+  } else {
+    embedded = await openEmbeddedDatabase(config.dataDir);
+    target = { kind: 'pglite', pglite: embedded.pglite };
+  }
+  const app = await createApp(config, target);
+  await app.init();
+  let tokens: Record<string, string> | null = null;
+  if (config.seedDemo) {
+    const dataSource = app.get(DataSource);
+    const { created } = await seedDemo(dataSource);
+    if (created && embedded) {
+      tokens = await createDemoTokens(dataSource);
+      writeDemoTokens(config.dataDir, tokens);
+    }
+  }
+  if (embedded) tokens ??= readDemoTokens(config.dataDir);
+  await app.listen(config.port, config.host);
+  const host = config.host === '0.0.0.0' ? 'localhost' : config.host;
+  const base = `http://${host}:${config.port}`;
+  const lines = [
+    '',
+    `Countersign is running (${embedded ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`,
+    `  GraphQL:   ${base}/graphql  (subscriptions: ws://${host}:${config.port}/graphql)`,
+    `  GraphiQL:  ${base}/graphiql`,
+    `  Health:    ${base}/health`,
+  ];
+  if (tokens && Object.keys(tokens).length > 0) {
+    lines.push('  Demo tokens (Authorization: Bearer <token>):');
+    for (const [user, token] of Object.entries(tokens)) lines.push(`    ${user.padEnd(6)} ${token}`);
+  }
+  console.log(lines.join('\n') + '\n');
+  const shutdown = async (): Promise<void> => {
+    await app.close();
+    await embedded?.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown());
+  process.once('SIGTERM', () => void shutdown());
+}
+
+main().catch((e: unknown) => {
+  if (e instanceof ConfigError || e instanceof DataDirBusyError) {
+    console.error(e.message);
+  } else {
+    console.error(e);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,2 @@
+export { AuthModule } from './auth.module';
+export { generateToken, hashToken, parseBearer } from './core/token';

@@ -1,0 +1,2 @@
+export { SkillEntity } from './persistence/skill.entity';
+export { SkillsModule } from './skills.module';

@@ -1,0 +1,30 @@
+export type Grant = 'AGENT_APPROVE' | 'CHAT';
+export const GRANTS: readonly Grant[] = ['AGENT_APPROVE', 'CHAT'];
+
+/** A group's permissions as the access policies see them. */
+export interface GroupPermissions {
+  readonly id: number;
+  readonly name: string;
+  readonly grants: readonly Grant[];
+  readonly showPageIds: readonly number[];
+  readonly editPageIds: readonly number[];
+  readonly editLanguageIds: readonly number[];
+}
+
+/** The authenticated caller of an operation, resolved from a personal access token. */
+export interface AuthUser {
+  readonly id: number;
+  readonly username: string;
+  readonly displayName: string;
+  readonly locale: string;
+  readonly isAdmin: boolean;
+  readonly groups: readonly GroupPermissions[];
+  /** The union of the groups' grants. */
+  readonly grants: ReadonlySet<Grant>;
+  /** The token that authenticated this caller (re-checked for every subscription event). */
+  readonly tokenId: string;
+}
+
+export function hasGrant(user: AuthUser, grant: Grant): boolean {
+  return user.grants.has(grant);
+}

@@ -1,0 +1,25 @@
+// why: TypeORM needs every entity in one list for migrations and the data source; this is
+// the one place in platform/ allowed to reach into the modules' persistence folders.
+import { ApiTokenEntity } from '../../modules/auth/persistence/api-token.entity';
+import { GroupEntity } from '../../modules/auth/persistence/group.entity';
+import { UserEntity } from '../../modules/auth/persistence/user.entity';
+import { ConfigurationEntity } from '../../modules/configurations/persistence/configuration.entity';
+import { TaskEntity } from '../../modules/configurations/persistence/task.entity';
+import { PageTextEntity } from '../../modules/content/persistence/page-text.entity';
+import { PageEntity } from '../../modules/content/persistence/page.entity';
+import { SiteLanguageEntity } from '../../modules/content/persistence/site-language.entity';
+import { SiteEntity } from '../../modules/content/persistence/site.entity';
+import { SkillEntity } from '../../modules/skills/persistence/skill.entity';
+
+export const ENTITIES = [
+  UserEntity,
+  GroupEntity,
+  ApiTokenEntity,
+  SiteEntity,
+  SiteLanguageEntity,
+  PageEntity,
+  PageTextEntity,
+  SkillEntity,
+  ConfigurationEntity,
+  TaskEntity,
+];

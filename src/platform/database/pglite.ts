@@ -1,0 +1,112 @@
+import { PGlite } from '@electric-sql/pglite';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+
+/** Thrown when another live process holds the embedded database directory. */
+export class DataDirBusyError extends Error {
+  constructor(
+    readonly dataDir: string,
+    readonly holderPid: number,
+  ) {
+    super(
+      `The embedded database in ${dataDir} is in use by another process (pid ${holderPid}). ` +
+        'PGlite is a single session: stop the server first, or run the command through the ' +
+        "server's API, or point DATABASE_URL at a PostgreSQL server.",
+    );
+    this.name = 'DataDirBusyError';
+  }
+}
+
+const LOCK_FILE = 'countersign.lock';
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Takes the data directory's lock for this process. A lock left by a dead process is taken
+ * over; one held by a live process is refused with `DataDirBusyError`.
+ * Returns the function that releases it.
+ */
+export function lockDataDir(dataDir: string): () => void {
+  mkdirSync(dataDir, { recursive: true });
+  const lockPath = join(dataDir, LOCK_FILE);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(lockPath, JSON.stringify({ pid: process.pid, host: hostname() }), {
+        flag: 'wx',
+        mode: 0o600,
+      });
+      let released = false;
+      const release = (): void => {
+        if (released) return;
+        released = true;
+        try {
+          rmSync(lockPath, { force: true });
+        } catch {
+          /* already gone */
+        }
+      };
+      process.once('exit', release);
+      return release;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      let holder: number;
+      try {
+        holder = Number((JSON.parse(readFileSync(lockPath, 'utf8')) as { pid?: number }).pid ?? 0);
+      } catch {
+        holder = 0;
+      }
+      if (holder > 0 && holder !== process.pid && processAlive(holder)) {
+        throw new DataDirBusyError(dataDir, holder);
+      }
+      rmSync(lockPath, { force: true });
+    }
+  }
+  throw new Error(`Could not lock ${dataDir}`);
+}
+
+export interface EmbeddedDatabase {
+  readonly pglite: PGlite;
+  close(): Promise<void>;
+}
+
+/** Opens (creating on first use) the embedded PostgreSQL under `dataDir/pgdata`, locked. */
+export async function openEmbeddedDatabase(dataDir: string): Promise<EmbeddedDatabase> {
+  const release = lockDataDir(dataDir);
+  try {
+    const pgdata = join(dataDir, 'pgdata');
+    if (!existsSync(pgdata)) mkdirSync(pgdata, { recursive: true });
+    const pglite = await PGlite.create({ dataDir: pgdata });
+    return {
+      pglite,
+      close: async () => {
+        try {
+          if (!pglite.closed) await pglite.close();
+        } finally {
+          release();
+        }
+      },
+    };
+  } catch (e) {
+    release();
+    throw e;
+  }
+}
+
+/** An in-memory PGlite (tests), optionally loaded from a dumped data directory. */
+export async function openMemoryDatabase(snapshot?: Blob | File): Promise<EmbeddedDatabase> {
+  const pglite = await PGlite.create(snapshot ? { loadDataDir: snapshot } : {});
+  return {
+    pglite,
+    close: async () => {
+      if (!pglite.closed) await pglite.close();
+    },
+  };
+}

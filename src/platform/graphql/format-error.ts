@@ -1,0 +1,89 @@
+import { unwrapResolverError } from '@apollo/server/errors';
+import { GraphQLError, GraphQLFormattedError } from 'graphql';
+import { isErrorCode } from '../../shared/error-codes';
+import { isRefusal } from '../../shared/refusal';
+
+export interface FormatErrorOptions {
+  readonly production: boolean;
+  readonly onFault: (error: unknown, correlationId: string) => void;
+}
+
+const INPUT_CODES = new Set([
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'BAD_USER_INPUT',
+  'BAD_REQUEST',
+  'OPERATION_RESOLUTION_FAILURE',
+  'PERSISTED_QUERY_NOT_SUPPORTED',
+]);
+
+function stripSuggestions(message: string): string {
+  return message.replace(/ Did you mean .*\?$/s, '');
+}
+
+/**
+ * The one place that turns anything thrown into what a client sees: a `Refusal` keeps its
+ * contract code (plus `retryable`, `runId`, details); GraphQL parse / validation / coercion
+ * errors and class-validator failures become BAD_USER_INPUT; everything else is a fault,
+ * INTERNAL_SERVER_ERROR with its details hidden and logged under a correlation id.
+ */
+export function formatGraphQLError(
+  formatted: GraphQLFormattedError,
+  error: unknown,
+  options: FormatErrorOptions,
+): GraphQLFormattedError {
+  const original = unwrapResolverError(error);
+  const base = { message: formatted.message, locations: formatted.locations, path: formatted.path };
+  if (isRefusal(original)) {
+    return {
+      ...base,
+      message: original.message,
+      extensions: { ...original.details, code: original.code, retryable: original.retryable },
+    };
+  }
+  const validation = validationFailure(original);
+  if (validation) {
+    return { ...base, message: validation, extensions: { code: 'BAD_USER_INPUT' } };
+  }
+  if (isThrottle(original)) {
+    return { ...base, message: 'Too many requests', extensions: { code: 'RATE_LIMITED', retryable: true } };
+  }
+  const code = formatted.extensions?.code;
+  if (typeof code === 'string' && INPUT_CODES.has(code)) {
+    const message = options.production ? stripSuggestions(formatted.message) : formatted.message;
+    return { ...base, message, extensions: { code: 'BAD_USER_INPUT' } };
+  }
+  if (typeof code === 'string' && isErrorCode(code) && code !== 'INTERNAL_SERVER_ERROR') {
+    return { ...base, extensions: { code } };
+  }
+  if (error instanceof GraphQLError && !error.originalError && !error.path) {
+    // why: errors without a resolver behind them (armor's limits, coercion of variables)
+    // are the client's input, not a fault of ours.
+    return { ...base, message: stripSuggestions(formatted.message), extensions: { code: 'BAD_USER_INPUT' } };
+  }
+  const correlationId = Math.random().toString(36).slice(2, 12);
+  options.onFault(original, correlationId);
+  return {
+    message: 'Internal server error',
+    locations: formatted.locations,
+    path: formatted.path,
+    extensions: { code: 'INTERNAL_SERVER_ERROR', correlationId },
+  };
+}
+
+function validationFailure(error: unknown): string | null {
+  // class-validator failures through Nest's ValidationPipe arrive as a BadRequestException
+  const e = error as { getStatus?: () => number; getResponse?: () => unknown } | null;
+  if (e && typeof e.getStatus === 'function' && e.getStatus() === 400) {
+    const response = e.getResponse?.() as { message?: unknown } | string | undefined;
+    const message = typeof response === 'object' && response !== null ? response.message : response;
+    if (Array.isArray(message)) return message.map(String).join('; ');
+    return typeof message === 'string' ? message : 'Bad input';
+  }
+  return null;
+}
+
+function isThrottle(error: unknown): boolean {
+  const e = error as { getStatus?: () => number } | null;
+  return !!e && typeof e.getStatus === 'function' && e.getStatus() === 429;
+}
