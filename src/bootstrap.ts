@@ -1,4 +1,4 @@
-import { INestApplication, Logger, LogLevel } from '@nestjs/common';
+import { INestApplication, Logger, LogLevel, ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
@@ -47,6 +47,11 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   });
   app.useBodyParser('json', { limit: '1mb' });
   app.use(bodyErrors);
+  // why: class-validator failures surface as a 400 exception, which the GraphQL error
+  // formatter maps to BAD_USER_INPUT.
+  app.useGlobalPipes(
+    new ValidationPipe({ transform: true, forbidUnknownValues: false, validationError: { target: false } }),
+  );
   if (config.corsOrigins.length > 0) app.enableCors({ origin: [...config.corsOrigins] });
   app.enableShutdownHooks();
   Logger.flush();

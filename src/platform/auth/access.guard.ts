@@ -48,7 +48,12 @@ export class AccessGuard implements CanActivate {
           return hasGrant(user, 'CHAT');
       }
     });
-    if (!admitted) throw new Refusal('FORBIDDEN', 'You may not perform this operation');
+    if (!admitted) {
+      if (rules.length === 1 && rules[0] === Access.Chat) {
+        throw new Refusal('CHAT_NOT_ALLOWED', 'The chat needs the CHAT grant');
+      }
+      throw new Refusal('FORBIDDEN', 'You may not perform this operation');
+    }
     return true;
   }
 }

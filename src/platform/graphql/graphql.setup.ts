@@ -48,7 +48,8 @@ export function graphqlOptions(config: AppConfig, authenticator: Authenticator):
     });
   return {
     path: '/graphql',
-    autoSchemaFile: config.nodeEnv === 'production' ? true : SCHEMA_FILE,
+    // why: only `npm run schema:generate` and development write schema.gql; tests build in memory.
+    autoSchemaFile: config.nodeEnv === 'development' ? SCHEMA_FILE : true,
     sortSchema: true,
     buildSchemaOptions: { dateScalarMode: 'isoDate' },
     introspection: config.introspection,
