@@ -1,26 +1,35 @@
-import type { BenchOptions } from './run';
+import type { BenchOptions, Environment } from './support/env';
+import type { Check, Figure } from './support/report';
 
-export interface ScenarioResult {
+/** What a scenario measured; the runner adds the verdicts and writes the results file. */
+export interface ScenarioOutcome {
+  /** The scenario's own database (created and dropped by it). */
+  readonly database: string;
+  readonly environment: Environment;
+  /** Correctness (one winner, no gap, no leak...). A failure fails the bench, however fast. */
+  readonly checks: Check[];
+  /** The headline figures: ours, the baseline measured beside it, ratio, target. */
+  readonly figures: Figure[];
+  /** Everything else worth keeping (per-run samples, breakdowns). */
+  readonly details: Record<string, unknown>;
+}
+
+/** One results file: bench/results/<id>[-quick].json. */
+export interface ScenarioResult extends ScenarioOutcome {
   readonly scenario: string;
+  readonly title: string;
   readonly quick: boolean;
   readonly at: string;
-  readonly database: string;
-  /** Correctness checks (one winner, no leak...). A failure fails the bench, however fast. */
+  readonly command: string;
+  readonly durationMs: number;
   readonly correct: boolean;
+  /** Every figure with a target met (informational: only `correct` decides the exit code). */
   readonly targetMet: boolean;
   readonly summary: string[];
-  readonly figures: Record<string, unknown>;
 }
 
 export interface Scenario {
   readonly id: string;
   readonly title: string;
-  run(options: BenchOptions): Promise<ScenarioResult>;
-}
-
-/** Median, min and max of a sample. */
-export function stats(values: number[]): { median: number; min: number; max: number; p99: number } {
-  const s = [...values].sort((a, b) => a - b);
-  const at = (q: number): number => s[Math.min(s.length - 1, Math.floor(q * (s.length - 1)))] ?? NaN;
-  return { median: at(0.5), min: s[0] ?? NaN, max: s[s.length - 1] ?? NaN, p99: at(0.99) };
+  run(options: BenchOptions): Promise<ScenarioOutcome>;
 }

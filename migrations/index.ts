@@ -1,3 +1,13 @@
 // The ordered list of migrations. `npm run migration:generate -- <Name>` appends to it.
+import { KeepStepWritesHot1796014972382 } from './1796014972382-keep-step-writes-hot';
+import { RecordDurableDecisionsAndWorkers1796014284372 } from './1796014284372-record-durable-decisions-and-workers';
+import { RecordDecisions1796013122794 } from './1796013122794-record-decisions';
+import { CreateRunsAndSteps1796012796249 } from './1796012796249-create-runs-and-steps';
 import { CreateIdentityContentAndConfiguration1796011461455 } from './1796011461455-create-identity-content-and-configuration';
-export const MIGRATIONS: Function[] = [CreateIdentityContentAndConfiguration1796011461455];
+export const MIGRATIONS: Function[] = [
+  CreateIdentityContentAndConfiguration1796011461455,
+  CreateRunsAndSteps1796012796249,
+  RecordDecisions1796013122794,
+  RecordDurableDecisionsAndWorkers1796014284372,
+  KeepStepWritesHot1796014972382,
+];

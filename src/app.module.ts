@@ -7,13 +7,17 @@ import { APP_CONFIG, AppConfigModule } from './config/config.module';
 import { AuthModule } from './modules/auth/auth.module';
 import { ConfigurationsModule } from './modules/configurations/configurations.module';
 import { ContentModule } from './modules/content/content.module';
+import { RunsModule } from './modules/runs/runs.module';
+import { ApprovalsModule } from './modules/approvals/approvals.module';
 import { SkillsModule } from './modules/skills/skills.module';
+import { WorkerModule } from './modules/worker/worker.module';
 import { AccessGuard } from './platform/auth/access.guard';
 import { Authenticator } from './platform/auth/authenticator';
 import { DatabaseModule } from './platform/database/database.module';
 import { DatabaseTarget } from './platform/database/data-source-options';
 import { graphqlOptions } from './platform/graphql/graphql.setup';
 import { PlatformModule } from './platform/platform.module';
+import { PubSubModule } from './platform/pubsub/pubsub.module';
 
 @Module({})
 export class AppModule {
@@ -30,10 +34,14 @@ export class AppModule {
           useFactory: graphqlOptions,
         }),
         PlatformModule,
+        PubSubModule,
         AuthModule,
         ContentModule,
         SkillsModule,
         ConfigurationsModule,
+        RunsModule,
+        ApprovalsModule,
+        WorkerModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: AccessGuard }],
     };

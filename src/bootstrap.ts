@@ -1,6 +1,7 @@
 import { INestApplication, Logger, LogLevel, ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
+import { Logger as PinoLogger } from 'nestjs-pino';
 import type { NextFunction, Request, Response } from 'express';
 import { AppModule } from './app.module';
 import { AppConfig } from './config/app-config';
@@ -43,8 +44,12 @@ function bodyErrors(err: unknown, _req: Request, res: Response, next: NextFuncti
 export async function createApp(config: AppConfig, database: DatabaseTarget): Promise<INestApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, database), {
     bodyParser: false,
+    // why: Nest's own start-up lines are buffered until pino (PlatformModule) takes over;
+    // the level list only matters if the app fails before that.
+    bufferLogs: true,
     logger: LEVELS[config.logLevel] ?? LEVELS.info,
   });
+  app.useLogger(app.get(PinoLogger));
   app.useBodyParser('json', { limit: '1mb' });
   app.use(bodyErrors);
   // why: class-validator failures surface as a 400 exception, which the GraphQL error

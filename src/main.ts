@@ -9,7 +9,9 @@ import { DatabaseTarget } from './platform/database/data-source-options';
 import { DataDirBusyError, EmbeddedDatabase, openEmbeddedDatabase } from './platform/database/pglite';
 
 async function main(): Promise<void> {
-  const config = loadConfig();
+  const loaded = loadConfig();
+  // why: `npm run start:api` runs an API-only instance; workers run as `npm run start:worker`.
+  const config = process.argv.includes('--api-only') ? { ...loaded, workerEnabled: false } : loaded;
   let embedded: EmbeddedDatabase | null = null;
   let target: DatabaseTarget;
   if (config.databaseUrl) {

@@ -30,6 +30,8 @@ export interface AppConfig {
   readonly decisionPickupSeconds: number;
   readonly workerConcurrency: number;
   readonly workerLivenessSeconds: number;
+  /** The in-process worker (queued-run pickup and the reaper) runs; default true. */
+  readonly workerEnabled: boolean;
   readonly chatMaxActiveConversations: number;
   /** Reads a secret (a provider API key) from the environment by name; never stored. */
   readonly secret: (name: string) => string | undefined;
@@ -89,6 +91,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     decisionPickupSeconds: raw.DECISION_PICKUP_SECONDS ?? 30,
     workerConcurrency: raw.WORKER_CONCURRENCY ?? 4,
     workerLivenessSeconds: raw.WORKER_LIVENESS_SECONDS ?? 30,
+    workerEnabled: raw.WORKER_ENABLED ?? true,
     chatMaxActiveConversations: raw.CHAT_MAX_ACTIVE_CONVERSATIONS ?? 100,
     secret: (name: string) => env[name],
   };

@@ -139,6 +139,12 @@ export class EnvSchema {
   @Max(3600)
   WORKER_LIVENESS_SECONDS?: number;
 
+  /** `false`: this process neither claims queued runs nor reaps expired leases. */
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  WORKER_ENABLED?: boolean;
+
   @IsOptional()
   @Transform(toInt)
   @IsInt()

@@ -46,6 +46,8 @@ export async function bootTestApp(env: Record<string, string> = {}): Promise<Tes
     ...(db.url ? { DATABASE_URL: db.url } : {}),
     DB_MIGRATE: 'false',
     SEED_DEMO: 'false',
+    // why: tests take the inline path unless they opt into the durable one explicitly.
+    DECISION_PATH: 'inline',
     ...env,
   });
   const app = await createApp(config, db.target);

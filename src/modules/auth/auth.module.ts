@@ -1,16 +1,30 @@
 import { Module } from '@nestjs/common';
 import { Authenticator } from '../../platform/auth/authenticator';
 import { TokenAuthenticator } from './application/token-authenticator';
-import { AuthRepository } from './persistence/auth.repository';
+import { TokensService } from './application/tokens.service';
+import { UsersService } from './application/users.service';
+import { PrincipalsService } from './application/principals.service';
+import { ApiTokensResolver } from './graphql/api-tokens.resolver';
+import { UsersResolver } from './graphql/users.resolver';
 import { ViewerResolver } from './graphql/viewer.resolver';
+import { ApiTokensRepository } from './persistence/api-tokens.repository';
+import { AuthRepository } from './persistence/auth.repository';
+import { UsersRepository } from './persistence/users.repository';
 
 @Module({
   providers: [
     ViewerResolver,
+    UsersResolver,
+    ApiTokensResolver,
+    UsersService,
+    PrincipalsService,
+    TokensService,
     AuthRepository,
+    UsersRepository,
+    ApiTokensRepository,
     TokenAuthenticator,
     { provide: Authenticator, useExisting: TokenAuthenticator },
   ],
-  exports: [Authenticator, AuthRepository],
+  exports: [Authenticator, AuthRepository, UsersService, TokensService, PrincipalsService],
 })
 export class AuthModule {}

@@ -1,2 +1,7 @@
 export { SkillEntity } from './persistence/skill.entity';
 export { SkillsModule } from './skills.module';
+export { SkillsService } from './application/skills.service';
+export { SkillCatalogue } from './application/skill-catalogue';
+export { buildCatalogue, findInCatalogue, IDENTIFIER_PATTERN } from './core/skill';
+export type { CatalogueEntry, SkillView } from './core/skill';
+export { SkillModel, toSkillModel } from './graphql/skill.model';

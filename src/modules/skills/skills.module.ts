@@ -1,4 +1,11 @@
 import { Module } from '@nestjs/common';
+import { SkillCatalogue } from './application/skill-catalogue';
+import { SkillsService } from './application/skills.service';
+import { SkillsResolver } from './graphql/skills.resolver';
+import { SkillsRepository } from './persistence/skills.repository';
 
-@Module({})
+@Module({
+  providers: [SkillsRepository, SkillsService, SkillCatalogue, SkillsResolver],
+  exports: [SkillsService, SkillCatalogue],
+})
 export class SkillsModule {}

@@ -1,5 +1,7 @@
 // why: TypeORM needs every entity in one list for migrations and the data source; this is
 // the one place in platform/ allowed to reach into the modules' persistence folders.
+import { WorkerHeartbeatEntity } from '../../modules/worker/persistence/worker-heartbeat.entity';
+import { DecisionEntity } from '../../modules/approvals/persistence/decision.entity';
 import { ApiTokenEntity } from '../../modules/auth/persistence/api-token.entity';
 import { GroupEntity } from '../../modules/auth/persistence/group.entity';
 import { UserEntity } from '../../modules/auth/persistence/user.entity';
@@ -9,6 +11,8 @@ import { PageTextEntity } from '../../modules/content/persistence/page-text.enti
 import { PageEntity } from '../../modules/content/persistence/page.entity';
 import { SiteLanguageEntity } from '../../modules/content/persistence/site-language.entity';
 import { SiteEntity } from '../../modules/content/persistence/site.entity';
+import { RunStepEntity } from '../../modules/runs/persistence/run-step.entity';
+import { RunEntity } from '../../modules/runs/persistence/run.entity';
 import { SkillEntity } from '../../modules/skills/persistence/skill.entity';
 
 export const ENTITIES = [
@@ -22,4 +26,8 @@ export const ENTITIES = [
   SkillEntity,
   ConfigurationEntity,
   TaskEntity,
+  RunEntity,
+  RunStepEntity,
+  DecisionEntity,
+  WorkerHeartbeatEntity,
 ];

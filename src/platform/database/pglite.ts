@@ -47,6 +47,7 @@ export function lockDataDir(dataDir: string): () => void {
       const release = (): void => {
         if (released) return;
         released = true;
+        process.removeListener('exit', release);
         try {
           rmSync(lockPath, { force: true });
         } catch {

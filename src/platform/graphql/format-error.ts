@@ -1,7 +1,7 @@
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { isErrorCode } from '../../shared/error-codes';
-import { isRefusal } from '../../shared/refusal';
+import { isRefusal, Refusal } from '../../shared/refusal';
 
 export interface FormatErrorOptions {
   readonly production: boolean;
@@ -32,7 +32,7 @@ export function formatGraphQLError(
   error: unknown,
   options: FormatErrorOptions,
 ): GraphQLFormattedError {
-  const original = unwrapResolverError(error);
+  const original = refusalBehind(error) ?? unwrapResolverError(error);
   const base = { message: formatted.message, locations: formatted.locations, path: formatted.path };
   if (isRefusal(original)) {
     return {
@@ -56,9 +56,9 @@ export function formatGraphQLError(
   if (typeof code === 'string' && isErrorCode(code) && code !== 'INTERNAL_SERVER_ERROR') {
     return { ...base, extensions: { code } };
   }
-  if (error instanceof GraphQLError && !error.originalError && !error.path) {
-    // why: errors without a resolver behind them (armor's limits, coercion of variables)
-    // are the client's input, not a fault of ours.
+  if (error instanceof GraphQLError && !error.path && isRequestError(error.originalError)) {
+    // why: errors without a resolver behind them (armor's limits, coercion of variables,
+    // which graphql-ws does not code the way Apollo does) are the client's input, not a fault.
     return { ...base, message: stripSuggestions(formatted.message), extensions: { code: 'BAD_USER_INPUT' } };
   }
   const correlationId = Math.random().toString(36).slice(2, 12);
@@ -69,6 +69,19 @@ export function formatGraphQLError(
     path: formatted.path,
     extensions: { code: 'INTERNAL_SERVER_ERROR', correlationId },
   };
+}
+
+/**
+ * why: graphql-ws wraps what a subscription's event stream throws (e.g. FORBIDDEN once a token
+ * was revoked) in a GraphQLError without a path, which `unwrapResolverError` leaves wrapped.
+ */
+function refusalBehind(error: unknown): Refusal | null {
+  const inner = error instanceof GraphQLError ? error.originalError : undefined;
+  return isRefusal(inner) ? inner : null;
+}
+
+function isRequestError(original: Error | undefined): boolean {
+  return original === undefined || original instanceof GraphQLError;
 }
 
 function validationFailure(error: unknown): string | null {

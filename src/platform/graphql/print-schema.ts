@@ -14,6 +14,7 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'error',
     DB_MIGRATE: 'false',
     SEED_DEMO: 'false',
+    WORKER_ENABLED: 'false',
   });
   const app = await createApp(config, { kind: 'pglite', pglite: db.pglite });
   await app.init();

@@ -1,24 +1,9 @@
 import { Query, Resolver } from '@nestjs/graphql';
 import { Access, Allow } from '../../../platform/auth/allow.decorator';
-import { AuthUser } from '../../../platform/auth/auth-user';
 import { Ctx } from '../../../platform/auth/context.decorator';
 import { RequestContext } from '../../../platform/auth/request-context';
-import { GrantEnum, UserModel, ViewerModel } from './user.model';
-
-export function toUserModel(user: AuthUser): UserModel {
-  return {
-    id: String(user.id),
-    username: user.username,
-    displayName: user.displayName,
-    locale: user.locale,
-    isAdmin: user.isAdmin,
-    groups: user.groups.map((g) => ({
-      id: String(g.id),
-      name: g.name,
-      grants: g.grants.map((x) => GrantEnum[x]),
-    })),
-  };
-}
+import { toUserModel } from './user.mapper';
+import { GrantEnum, ViewerModel } from './user.model';
 
 @Resolver(() => ViewerModel)
 export class ViewerResolver {

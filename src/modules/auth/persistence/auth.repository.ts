@@ -49,6 +49,11 @@ export class AuthRepository {
     });
   }
 
+  /** A user with their groups, for acting as them (a run's owner). */
+  async findUserWithGroups(userId: number, manager: EntityManager = this.dataSource.manager) {
+    return manager.findOne(UserEntity, { where: { id: userId }, relations: { groups: true } });
+  }
+
   /** Records use at most once a minute per token, so authentication stays read-mostly. */
   async touchToken(tokenId: string, now: Date): Promise<void> {
     await this.dataSource.query(

@@ -1,0 +1,64 @@
+/**
+ * The agent runtime's public surface (framework-free): the loop and resume, the data model,
+ * the ports the runs module implements, classification, digest, privacy filter, state
+ * cipher, providers and tools.
+ */
+export * from './runtime/types';
+export * from './runtime/errors';
+export type {
+  AgentPorts,
+  Decision,
+  DeciderName,
+  ForcedSkill,
+  HistoryMessage,
+  PendingEffect,
+  RunContext,
+  StartInput,
+  StepReceipt,
+} from './runtime/ports';
+export { runAgent } from './runtime/loop';
+export { resumeAgent, declineText } from './runtime/resume';
+export { validateInput } from './runtime/input';
+export { classifyCall, classifyRound, type CallClass, type RoundPlan } from './runtime/classify';
+export { turnDigest, digestsEqual, type DigestSubject } from './runtime/digest';
+export {
+  filterStep,
+  filterStepPayload,
+  keepAnswer,
+  storedAnswer,
+  REDACTED_STRING_CAP,
+} from './runtime/privacy';
+export { maskSecrets } from './runtime/redact';
+export {
+  encryptState,
+  decryptState,
+  isSuspendedState,
+  openJson,
+  parseStateKey,
+  sealJson,
+} from './runtime/state-cipher';
+export { decisionStep } from './runtime/steps';
+export type { JsonSchema } from './runtime/json-schema';
+
+export type { CompleteOptions, Provider } from './providers/provider';
+export { ProviderError } from './providers/provider';
+export {
+  createProvider,
+  providerConfigProblems,
+  ProviderConfigError,
+  PROVIDER_NAMES,
+  type ProviderConfig,
+} from './providers/factory';
+export {
+  ScriptedProvider,
+  SCRIPT_ENDED,
+  type ScriptedOptions,
+  type ScriptedRound,
+} from './providers/scripted';
+export { OpenAiProvider, type OpenAiOptions, type SecretResolver } from './providers/openai';
+
+export * from './tools/content-port';
+export type { InputSpec, ToolContext, ToolDefinition, ToolResult } from './tools/tool';
+export { ToolRegistry, ToolRegistrationError, ToolSet } from './tools/registry';
+export { BUILTIN_TOOLS, createDefaultToolRegistry } from './tools/builtins';
+export { ASK_USER } from './tools/ask-user';

@@ -1,0 +1,51 @@
+import { OpenAiProvider, openAiOptionProblems, type SecretResolver } from './openai';
+import type { Provider } from './provider';
+import { ScriptedProvider, type ScriptedOptions, scriptedOptionProblems } from './scripted';
+
+/** The provider part of a configuration. */
+export interface ProviderConfig {
+  /** `scripted` or `openai`. */
+  readonly provider: string;
+  readonly model: string;
+  readonly providerOptions?: unknown;
+  /** Reads the API key variable that `providerOptions.apiKeyEnv` names. */
+  readonly secret: SecretResolver;
+}
+
+/** The provider names the factory knows. */
+export const PROVIDER_NAMES = ['scripted', 'openai'] as const;
+
+/** A configuration whose provider part cannot be used. */
+export class ProviderConfigError extends Error {
+  readonly code = 'PROVIDER_CONFIG' as const;
+
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid provider configuration: ${problems.join('; ')}`);
+    this.name = 'ProviderConfigError';
+  }
+}
+
+/**
+ * Problems with a configuration's provider and options (empty when usable); the
+ * configurations module can refuse an upsert with them (BAD_USER_INPUT).
+ */
+export function providerConfigProblems(provider: string, providerOptions: unknown): string[] {
+  switch (provider) {
+    case 'scripted':
+      return scriptedOptionProblems(providerOptions ?? { rounds: [] });
+    case 'openai':
+      return openAiOptionProblems(providerOptions);
+    default:
+      return [`unknown provider "${provider}" (known: ${PROVIDER_NAMES.join(', ')})`];
+  }
+}
+
+/** Builds the provider a configuration names; throws `ProviderConfigError` when unusable. */
+export function createProvider(config: ProviderConfig): Provider {
+  const problems = providerConfigProblems(config.provider, config.providerOptions);
+  if (problems.length > 0) throw new ProviderConfigError(problems);
+  if (config.provider === 'scripted') {
+    return new ScriptedProvider((config.providerOptions ?? { rounds: [] }) as ScriptedOptions);
+  }
+  return new OpenAiProvider(config.model, config.providerOptions ?? {}, config.secret);
+}

@@ -1,0 +1,81 @@
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import type { InputProblem } from './errors';
+
+/** A JSON Schema as plain data. */
+export type JsonSchema = Record<string, unknown>;
+
+/** The result of checking a value against a schema. */
+export type SchemaCheck = { readonly ok: true } | { readonly ok: false; readonly problems: InputProblem[] };
+
+// why: non-strict so annotation keywords and unknown formats a model writes do not make a
+// schema "invalid"; formats are not validated (no ajv-formats), structure and enums are.
+const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, logger: false });
+
+/**
+ * Compiles a schema the code owns (a tool's argument schema) once; throws when it does not
+ * compile (a programming error caught at registration).
+ */
+export function compileStatic(schema: JsonSchema): ValidateFunction {
+  return ajv.compile(withoutMetaSchema(schema));
+}
+
+/** Checks a value with a compiled validator. */
+export function runValidator(validate: ValidateFunction, value: unknown): SchemaCheck {
+  if (validate(value)) return { ok: true };
+  return { ok: false, problems: toProblems(validate.errors ?? []) };
+}
+
+/**
+ * Checks a value against a schema that arrives as data (a model's `ask_user` schema): compiled,
+ * used and forgotten at once, so schemas from many runs do not pile up in ajv's cache.
+ * A schema that does not compile is reported as a problem at the root.
+ */
+export function checkOnce(schema: JsonSchema, value: unknown): SchemaCheck {
+  const outcome = withCompiled(schema, (validate) => runValidator(validate, value));
+  if (outcome.ok) return outcome.value;
+  return { ok: false, problems: [{ path: '', message: `schema does not compile: ${outcome.error}` }] };
+}
+
+/** Null when the schema compiles, else why not. */
+export function schemaProblem(schema: JsonSchema): string | null {
+  const outcome = withCompiled(schema, () => null);
+  return outcome.ok ? null : outcome.error;
+}
+
+function withCompiled<T>(
+  schema: JsonSchema,
+  use: (validate: ValidateFunction) => T,
+): { ok: true; value: T } | { ok: false; error: string } {
+  const copy = withoutMetaSchema(schema);
+  try {
+    return { ok: true, value: use(ajv.compile(copy)) };
+  } catch (error) {
+    return { ok: false, error: messageOf(error) };
+  } finally {
+    // why: ajv caches by schema object, also after a failed compile; forget it in every case.
+    ajv.removeSchema(copy);
+  }
+}
+
+/** Ajv errors as JSON Pointer paths with messages (a missing property names its own path). */
+export function toProblems(errors: readonly ErrorObject[]): InputProblem[] {
+  return errors.map((e) => {
+    const params = e.params as Record<string, unknown>;
+    const child = params.missingProperty ?? params.additionalProperty;
+    const path = typeof child === 'string' ? `${e.instancePath}/${child}` : e.instancePath;
+    const allowed = Array.isArray(params.allowedValues) ? `: ${params.allowedValues.join(', ')}` : '';
+    return { path, message: `${e.message ?? 'is invalid'}${allowed}` };
+  });
+}
+
+function withoutMetaSchema(schema: JsonSchema): JsonSchema {
+  // why: a copy, so ajv's cache key is ours to remove; `$schema` dropped so a draft ajv does not
+  // carry (2020-12) does not fail a schema that is otherwise fine.
+  const copy: JsonSchema = { ...schema };
+  delete copy.$schema;
+  return copy;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

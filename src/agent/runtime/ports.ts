@@ -1,0 +1,111 @@
+import type { Provider } from '../providers/provider';
+import type { ContentPort, RunOwner } from '../tools/content-port';
+import type { ToolRegistry } from '../tools/registry';
+import type { PrivacyLevel, RunSubject, Step, SuspendedState, ToolArguments } from './types';
+
+/** What `recordStep` may hand back (the stored sequence), passed on to `onStep`. */
+export interface StepReceipt {
+  readonly sequence: number;
+}
+
+/** The non-idempotent tool call in flight (the run's `pendingEffect`). */
+export interface PendingEffect {
+  readonly callId: string;
+  readonly toolName: string;
+  readonly arguments: ToolArguments;
+}
+
+/**
+ * What the runtime needs from the runs module. Every method may throw `LeaseLostError` (or
+ * any fault): the loop does not catch it, so nothing more is executed or committed.
+ */
+export interface AgentPorts {
+  readonly provider: Provider;
+  /** The tool catalogue; the run uses `RunContext.enabledTools` of it. */
+  readonly tools: ToolRegistry;
+  /** The content module as the page tools see it (acts as the run's owner). */
+  readonly content: ContentPort;
+  /**
+   * Persists one step, ALREADY privacy-filtered for storage (`AND lease_token = $mine`), and
+   * renews the lease. Throw `LeaseLostError` when the lease is gone.
+   */
+  recordStep(stored: Step): Promise<StepReceipt | void>;
+  /** The cancel check, asked at every step boundary; true stops the run as CANCELLED. */
+  shouldStop(): boolean | Promise<boolean>;
+  /**
+   * Set before a write tool executes (the call), cleared after its TOOL / TOOL_WRITE steps are
+   * recorded (null). While set, a reaper settles an expired run NOT_RETRYABLE. On clearing, the
+   * runtime hands over `checkpoint`: the state to continue from should this segment stop now
+   * (`pending: null`, the write's result settled, the rest of the approved calls in
+   * `carryOver`); store it with the clearing (one UPDATE) and continue it with
+   * `runAgent({ ...ctx, initialState })`, so a requeue never repeats a finished write.
+   */
+  setPendingEffect(effect: PendingEffect | null, checkpoint?: SuspendedState): Promise<void>;
+  /** Observer: the full, unfiltered step, called after `recordStep` succeeded. */
+  onStep?(step: Step, receipt: StepReceipt | void): void;
+  /** A text delta of a streaming provider (not a step; for keep-alive). */
+  onDelta?(delta: string): void;
+  /** Aborts a provider call in flight (for example on cancel). */
+  readonly signal?: AbortSignal;
+  /** Clock for step durations (default `Date.now`). */
+  now?(): number;
+}
+
+/** The run fields every segment (start or continuation) executes with. */
+export interface RunContext {
+  readonly runId: string;
+  /** The initiating user; tools run as this user, never as the decider. */
+  readonly owner: RunOwner;
+  /** Recorded at start; every continuation executes there. */
+  readonly workspaceId: number;
+  /** The page and language tools default to (fallbacks "Home" / 0 resolved by the caller). */
+  readonly subject: RunSubject;
+  /** Already clamped to the ceiling (AGENT_MAX_ITERATIONS_CEILING). */
+  readonly maxIterations: number;
+  readonly privacyLevel: PrivacyLevel;
+  /** Tool names the configuration enables; undefined = every registered tool. */
+  readonly enabledTools?: readonly string[];
+}
+
+/** An earlier chat message sent with the run. */
+export interface HistoryMessage {
+  readonly role: 'user' | 'assistant';
+  readonly content: string;
+}
+
+/** A non-process skill added to the context as fenced reference data. */
+export interface ForcedSkill {
+  readonly identifier: string;
+  readonly name: string;
+  readonly body: string;
+}
+
+/** What a new run starts with. */
+export interface StartInput extends RunContext {
+  readonly systemPrompt: string;
+  /** The user's prompt (sent last). */
+  readonly prompt?: string;
+  /** Earlier conversation messages (sent before the prompt). */
+  readonly messages?: readonly HistoryMessage[];
+  readonly skills?: readonly ForcedSkill[];
+  /** Opaque process pin; present = a process run (one approval-bound call per turn). */
+  readonly processPin?: unknown;
+  /** Opaque skill invocation, carried in the state. */
+  readonly skillInvocation?: unknown;
+  /** Set when the runtime dropped a process: a DROPPED step `{reason}` is recorded first. */
+  readonly droppedProcess?: { readonly reason: string };
+  /**
+   * Continue from a checkpoint that waits for nothing (`pending: null`), e.g. a requeued
+   * segment; no CONTEXT step then. A state with a pending turn goes to `resumeAgent`.
+   */
+  readonly initialState?: SuspendedState;
+}
+
+/** Who decided, as the model is told (a username or display name; never from a payload). */
+export type DeciderName = string;
+
+/** A decision on the pending turn (one decision covers the whole turn). */
+export type Decision =
+  | { readonly kind: 'approve'; readonly decidedBy: DeciderName }
+  | { readonly kind: 'deny'; readonly decidedBy: DeciderName; readonly reason?: 'VARIANT' | 'SKIP' | null }
+  | { readonly kind: 'input'; readonly submittedBy: DeciderName; readonly values: unknown };

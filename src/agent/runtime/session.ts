@@ -1,0 +1,55 @@
+import type { ToolSet } from '../tools/registry';
+import type { ToolContext } from '../tools/tool';
+import type { AgentPorts, RunContext } from './ports';
+import { filterStep } from './privacy';
+import type { Step } from './types';
+
+/** One executing segment of a run: its context, ports and the tools it may use. */
+export class Session {
+  readonly tools: ToolSet;
+  readonly maxIterations: number;
+
+  constructor(
+    readonly ctx: RunContext,
+    readonly ports: AgentPorts,
+  ) {
+    this.tools = ports.tools.select(ctx.enabledTools);
+    this.maxIterations = Math.max(1, Math.floor(ctx.maxIterations));
+  }
+
+  /**
+   * Stores the privacy-filtered copy, then shows the full step to the observer. A failing
+   * store (LeaseLostError) propagates before the observer sees anything.
+   */
+  async record(step: Step): Promise<void> {
+    const receipt = await this.ports.recordStep(filterStep(step, this.ctx.privacyLevel));
+    try {
+      this.ports.onStep?.(step, receipt);
+    } catch {
+      // why: an observer (a stream) must not change how the run goes.
+    }
+  }
+
+  /** The cancel check of a step boundary. */
+  async stopping(): Promise<boolean> {
+    return (await this.ports.shouldStop()) === true;
+  }
+
+  /** Forwards a text delta to the keep-alive observer, ignoring its failures. */
+  delta(delta: string): void {
+    try {
+      this.ports.onDelta?.(delta);
+    } catch {
+      // why: as for onStep, observers never break the run.
+    }
+  }
+
+  now(): number {
+    return this.ports.now?.() ?? Date.now();
+  }
+
+  toolContext(): ToolContext {
+    const { runId, owner, workspaceId, subject } = this.ctx;
+    return { runId, owner, workspaceId, subject, content: this.ports.content };
+  }
+}

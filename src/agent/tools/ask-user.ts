@@ -1,0 +1,39 @@
+import { schemaProblem, type JsonSchema } from '../runtime/json-schema';
+import type { ToolDefinition } from './tool';
+
+/** The name of the built-in input tool. */
+export const ASK_USER = 'ask_user';
+
+/**
+ * `ask_user`: the input tool. Its `schema` argument is the JSON Schema (an object schema) of
+ * the values the user submits; the schema must compile. The run pauses WAITING_FOR_INPUT; the
+ * submitted values (checked for structure and enums) are the call's result.
+ */
+export const askUserTool: ToolDefinition = {
+  name: ASK_USER,
+  description:
+    'Ask the user a question and wait for the answer. `schema` is a JSON Schema of type object describing the answer fields (use enum for choices).',
+  parameters: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      question: { type: 'string', minLength: 1, maxLength: 2000 },
+      schema: {
+        type: 'object',
+        required: ['type', 'properties'],
+        properties: { type: { const: 'object' }, properties: { type: 'object' } },
+      },
+    },
+    required: ['question', 'schema'],
+  },
+  writes: false,
+  input: {
+    schema: (args) => args.schema as JsonSchema,
+    question: (args) => (typeof args.question === 'string' ? args.question : null),
+  },
+  refine: (args) => {
+    const problem = schemaProblem(args.schema as JsonSchema);
+    return problem === null ? null : `the schema does not compile: ${problem}`;
+  },
+  execute: (_args, _ctx, input) => Promise.resolve({ ok: true, output: input ?? {} }),
+};

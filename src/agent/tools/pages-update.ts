@@ -1,0 +1,84 @@
+import { createHash } from 'node:crypto';
+import type { ToolArguments } from '../runtime/types';
+import { PAGE_FIELDS, type PageChange, type PageField, type PageFields } from './content-port';
+import { PAGE_LOCATOR_PROPERTIES, resolvePageArguments } from './page-arguments';
+import type { ToolContext, ToolDefinition } from './tool';
+
+/** Longest value a preview line shows in full; longer ones are cut and fingerprinted. */
+export const PREVIEW_VALUE_CHARS = 200;
+
+/**
+ * `pages_update`: changes a page text's title, body, SEO title or SEO description in the
+ * run's workspace. It writes, so every call waits for approval; its preview has one line per
+ * changed field, `field: old -> new`.
+ */
+export const pagesUpdateTool: ToolDefinition = {
+  name: 'pages_update',
+  description:
+    "Change a page's title, body, SEO title and/or SEO description in one language. Needs a person's approval.",
+  parameters: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      ...PAGE_LOCATOR_PROPERTIES,
+      title: { type: 'string', minLength: 1, maxLength: 500 },
+      body: { type: 'string', maxLength: 200000 },
+      seoTitle: { type: 'string', maxLength: 500 },
+      seoDescription: { type: 'string', maxLength: 5000 },
+    },
+    required: ['pageId', 'languageId'],
+    anyOf: PAGE_FIELDS.map((f) => ({ required: [f] })),
+  },
+  writes: true,
+  resolveArguments: (args, ctx) => resolvePageArguments(args, ctx.subject),
+  async preview(args, ctx) {
+    const change = toChange(args, ctx);
+    const current = await ctx.content.previewUpdate(ctx.owner, change);
+    return current.ok ? { ok: true, value: previewLines(current.value, change) } : current;
+  },
+  async execute(args, ctx) {
+    const result = await ctx.content.applyUpdate(ctx.owner, toChange(args, ctx));
+    if (!result.ok) return { ok: false, error: result.error };
+    return {
+      ok: true,
+      output: { updated: true, fields: Object.keys(toChange(args, ctx).fields) },
+      written: result.value,
+    };
+  },
+};
+
+function toChange(args: ToolArguments, ctx: ToolContext): PageChange {
+  const fields: Partial<Record<PageField, string>> = {};
+  for (const field of PAGE_FIELDS) {
+    const value = args[field];
+    if (typeof value === 'string') fields[field] = value;
+  }
+  return {
+    pageId: args.pageId as number,
+    languageId: args.languageId as number,
+    workspaceId: ctx.workspaceId,
+    fields,
+  };
+}
+
+/** One line per field whose value changes (`field: old -> new`), or "no change". */
+export function previewLines(current: PageFields, change: PageChange): string[] {
+  const lines: string[] = [];
+  for (const field of PAGE_FIELDS) {
+    const next = change.fields[field];
+    if (next === undefined || next === (current[field] ?? '')) continue;
+    lines.push(`${field}: ${showValue(current[field])} -> ${showValue(next)}`);
+  }
+  return lines.length > 0 ? lines : ['no change'];
+}
+
+/** A value on one line: quoted, cut at 200 characters with its length and a fingerprint. */
+function showValue(value: string | null): string {
+  if (value === null || value === '') return '(empty)';
+  if (value.length <= PREVIEW_VALUE_CHARS) return JSON.stringify(value);
+  // why: a cut value still changes the line when any part of it changes, so the resume check
+  // (recomputed preview differs -> re-suspend) also sees edits past the cut.
+  const fingerprint = createHash('sha256').update(value).digest('hex').slice(0, 12);
+  const head = JSON.stringify(value.slice(0, PREVIEW_VALUE_CHARS));
+  return `${head}… (${value.length} chars, #${fingerprint})`;
+}

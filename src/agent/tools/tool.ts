@@ -1,0 +1,58 @@
+import type { JsonSchema } from '../runtime/json-schema';
+import type { RunSubject, ToolArguments } from '../runtime/types';
+import type { ContentPort, PortResult, RunOwner, WrittenRecord } from './content-port';
+
+/** What a tool runs with: the run's owner, workspace and subject, and the content port. */
+export interface ToolContext {
+  readonly runId: string;
+  readonly owner: RunOwner;
+  readonly workspaceId: number;
+  readonly subject: RunSubject;
+  readonly content: ContentPort;
+}
+
+/** A tool's result: an output the model reads, or an error the model reads. */
+export type ToolResult =
+  | { readonly ok: true; readonly output: unknown; readonly written?: WrittenRecord }
+  | { readonly ok: false; readonly error: string };
+
+/** How an input tool asks: the question and the JSON Schema of the values, from its arguments. */
+export interface InputSpec {
+  schema(args: ToolArguments): JsonSchema;
+  question(args: ToolArguments): string | null;
+}
+
+/**
+ * A tool the model may call. Arguments are checked against `parameters` (ajv) before
+ * `preview` or `execute` runs; invalid arguments become an error result. A tool either
+ * `writes` (its calls need approval; it must have `preview`) or has `input` (its calls pause
+ * for input), never both.
+ */
+export interface ToolDefinition {
+  readonly name: string;
+  readonly description: string;
+  /** JSON Schema of the arguments (after `resolveArguments`). */
+  readonly parameters: JsonSchema;
+  readonly writes: boolean;
+  readonly input?: InputSpec;
+  /** Fills run defaults (the subject page and language) and normalises (numeric strings). */
+  resolveArguments?(args: ToolArguments, ctx: Pick<ToolContext, 'subject'>): ToolArguments;
+  /** Checks beyond the JSON Schema; null when fine, else why not. */
+  refine?(args: ToolArguments): string | null;
+  /** For writes: human-readable lines of what the call would change. */
+  preview?(args: ToolArguments, ctx: ToolContext): Promise<PortResult<string[]>>;
+  /**
+   * Runs the call. For an answered input call `args` already carry the submitted values (laid
+   * over the arguments for the keys the input schema declares) and `input` holds those values.
+   */
+  execute(
+    args: ToolArguments,
+    ctx: ToolContext,
+    input?: Readonly<Record<string, unknown>>,
+  ): Promise<ToolResult>;
+}
+
+/** Shorthand for an error result. */
+export function toolError(error: string): ToolResult {
+  return { ok: false, error };
+}

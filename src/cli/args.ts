@@ -1,0 +1,249 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+/** A command line, parsed and validated; nothing here touches the database. */
+export type CliCommand =
+  | { readonly kind: 'help'; readonly topic: string | null }
+  | {
+      readonly kind: 'user-create';
+      readonly username: string;
+      readonly displayName: string;
+      readonly locale: string;
+      readonly admin: boolean;
+      readonly groups: readonly string[];
+    }
+  | { readonly kind: 'token-create'; readonly username: string; readonly label: string }
+  | { readonly kind: 'seed-demo' }
+  | { readonly kind: 'status'; readonly json: boolean };
+
+/** A command line the CLI does not understand; the CLI prints it and exits with code 2. */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    /** The usage text of the command concerned, or null for the general help. */
+    readonly usage: string | null = null,
+  ) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+type OptionValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
+
+interface CommandSpec {
+  /** The words naming the command, e.g. `['user', 'create']`. */
+  readonly words: readonly string[];
+  readonly summary: string;
+  readonly usage: string;
+  readonly options: NonNullable<ParseArgsConfig['options']>;
+  build(values: OptionValues): CliCommand;
+}
+
+const USERNAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const LOCALE = /^[a-z]{2,3}([-_][A-Za-z0-9]{2,8}){0,2}$/;
+
+function text(values: OptionValues, name: string, max: number, fallback?: string): string {
+  const raw = values[name];
+  const value = typeof raw === 'string' ? raw.trim() : fallback;
+  if (value === undefined) throw new UsageError(`missing --${name}`);
+  if (value.length === 0) throw new UsageError(`--${name} must not be empty`);
+  if (value.length > max) throw new UsageError(`--${name} is too long (at most ${max} characters)`);
+  return value;
+}
+
+function username(values: OptionValues, name: string): string {
+  const value = text(values, name, 64);
+  if (!USERNAME.test(value)) {
+    throw new UsageError(
+      `--${name} "${value}" is not a valid username: use letters, digits, '.', '_' or '-' (at most 64, starting with a letter or digit)`,
+    );
+  }
+  return value;
+}
+
+// A new command (`status`, say) is a spec here (one or two words), a `CliCommand` variant and
+// a case in execute.ts (or a branch in run.ts if it needs no database).
+const COMMANDS: readonly CommandSpec[] = [
+  {
+    words: ['user', 'create'],
+    summary: 'create a user',
+    usage: [
+      'user create --username U [--admin] [--group G]... [--display-name N] [--locale L]',
+      '',
+      '  --username U        login name: letters, digits, ".", "_", "-" (at most 64)',
+      '  --admin             make the user an admin (may do everything)',
+      '  --group G           add the user to the existing group G (repeat for several)',
+      '  --display-name N    name shown to others (default: the username)',
+      '  --locale L          e.g. en, de, en-GB (default: en)',
+    ].join('\n'),
+    options: {
+      username: { type: 'string' },
+      admin: { type: 'boolean' },
+      group: { type: 'string', multiple: true },
+      'display-name': { type: 'string' },
+      locale: { type: 'string' },
+    },
+    build(values) {
+      const name = username(values, 'username');
+      const locale = text(values, 'locale', 16, 'en');
+      if (!LOCALE.test(locale))
+        throw new UsageError(`--locale "${locale}" is not a locale such as en or de-CH`);
+      const groups = ((values.group as string[] | undefined) ?? []).map((g) => g.trim());
+      const bad = groups.find((g) => g.length === 0 || g.length > 100);
+      if (bad !== undefined)
+        throw new UsageError(`--group "${bad}" is not a group name (1 to 100 characters)`);
+      return {
+        kind: 'user-create',
+        username: name,
+        displayName: text(values, 'display-name', 200, name),
+        locale,
+        admin: values.admin === true,
+        groups: [...new Set(groups)],
+      };
+    },
+  },
+  {
+    words: ['token', 'create'],
+    summary: 'create a personal access token (printed alone on the last line)',
+    usage: [
+      'token create --user U [--label L]',
+      '',
+      '  --user U     the username the token authenticates as',
+      '  --label L    what the token is for (default: cli; at most 200 characters)',
+      '',
+      'The token is shown once, alone on the last line of the output; only its SHA-256 is stored.',
+    ].join('\n'),
+    options: { user: { type: 'string' }, label: { type: 'string' } },
+    build(values) {
+      return {
+        kind: 'token-create',
+        username: username(values, 'user'),
+        label: text(values, 'label', 200, 'cli'),
+      };
+    },
+  },
+  {
+    words: ['seed', 'demo'],
+    summary: 'load the demo data set (idempotent: a second run changes nothing)',
+    usage: [
+      'seed demo',
+      '',
+      'Loads the demo users, groups, site, pages, skills, configurations and tasks.',
+      'In the embedded mode the first load also creates a token per demo user, prints them',
+      'and writes them to DATA_DIR/demo-tokens.json.',
+    ].join('\n'),
+    options: {},
+    build: () => ({ kind: 'seed-demo' }),
+  },
+  {
+    words: ['status'],
+    summary: 'report how the workers are doing (exit code 1 when unhealthy)',
+    usage: [
+      'status [--json]',
+      '',
+      '  --json    print the figures as one JSON object',
+      '',
+      'Prints the live workers, queued runs, recorded decisions, expired leases and the oldest',
+      'wait, as the workerStatus query does. Healthy: no expired lease, the oldest wait under',
+      '300 s and at least one live worker. Exit codes: 0 healthy, 1 unhealthy (or failed).',
+    ].join('\n'),
+    options: { json: { type: 'boolean' } },
+    build: (values) => ({ kind: 'status', json: values.json === true }),
+  },
+];
+
+const PROGRAM = 'npm run cli --';
+
+/** The general help: every command with its summary, and the environment it reads. */
+export function generalHelp(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.words.join(' ').length)) + 2;
+  return [
+    `Usage: ${PROGRAM} <command> [options]`,
+    '',
+    'Commands:',
+    ...COMMANDS.map((c) => `  ${c.words.join(' ').padEnd(width)}${c.summary}`),
+    '',
+    `Run \`${PROGRAM} <command> --help\` for a command's options.`,
+    '',
+    'Database: DATABASE_URL (PostgreSQL) where set, else the embedded database in DATA_DIR',
+    '(default ./data). The embedded database is one session: stop the server before using the',
+    'CLI on it. Pending migrations run first where DB_MIGRATE is on (the embedded default);',
+    'otherwise the CLI refuses an unmigrated database (run `npm run migration:run`).',
+    '',
+    'Exit codes: 0 done, 1 failed (the message says why; `status`: unhealthy), 2 bad command line.',
+  ].join('\n');
+}
+
+function commandHelp(spec: CommandSpec): string {
+  return `Usage: ${PROGRAM} ${spec.usage}`;
+}
+
+/** The usage text of a command named by its words, or null when there is none. */
+export function helpFor(topic: string | null): string {
+  const spec = topic === null ? undefined : COMMANDS.find((c) => c.words.join(' ') === topic);
+  return spec ? commandHelp(spec) : generalHelp();
+}
+
+function findCommand(argv: readonly string[]): CommandSpec {
+  const words: string[] = [];
+  for (const arg of argv) {
+    if (arg.startsWith('-') || words.length === 2) break;
+    words.push(arg);
+  }
+  if (words.length === 0) throw new UsageError(`missing command before "${argv[0] ?? ''}"`);
+  const exact = COMMANDS.find((c) => c.words.every((w, i) => words[i] === w));
+  if (exact) return exact;
+  const first = words[0] ?? '';
+  const sameGroup = COMMANDS.filter((c) => c.words[0] === first);
+  if (sameGroup.length > 0) {
+    const known = sameGroup.map((c) => `"${c.words.join(' ')}"`).join(', ');
+    const what = words[1] === undefined ? 'missing action' : `unknown action "${words[1]}"`;
+    throw new UsageError(`${first}: ${what}; known: ${known}`);
+  }
+  throw new UsageError(`unknown command "${first}"`);
+}
+
+function parseOptions(spec: CommandSpec, rest: string[]): OptionValues {
+  try {
+    const { values, tokens } = parseArgs({
+      args: rest,
+      options: { ...spec.options, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: false,
+      tokens: true,
+    });
+    const seen = new Set<string>();
+    for (const t of tokens) {
+      if (t.kind !== 'option' || spec.options[t.name]?.multiple) continue;
+      if (seen.has(t.name)) throw new UsageError(`--${t.name} given more than once`);
+      seen.add(t.name);
+    }
+    return values;
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    if (e instanceof UsageError || !err.code?.startsWith('ERR_PARSE_ARGS_')) throw e;
+    throw new UsageError(err.message.split('\n').slice(0, 2).join(' '));
+  }
+}
+
+/**
+ * Parses the CLI's arguments (what follows `npm run cli --`). Throws `UsageError` with a
+ * message naming the problem (unknown command or option, missing or invalid value).
+ */
+export function parseCli(argv: readonly string[]): CliCommand {
+  if (argv.length === 0) throw new UsageError('missing command');
+  const head = argv[0] ?? '';
+  if (head === '--help' || head === '-h' || head === 'help') {
+    const topic = argv.slice(1).join(' ');
+    return { kind: 'help', topic: topic.length > 0 ? topic : null };
+  }
+  const spec = findCommand(argv);
+  const name = spec.words.join(' ');
+  try {
+    const values = parseOptions(spec, argv.slice(spec.words.length));
+    if (values.help === true) return { kind: 'help', topic: name };
+    return spec.build(values);
+  } catch (e) {
+    if (e instanceof UsageError) throw new UsageError(`${name}: ${e.message}`, commandHelp(spec));
+    throw e;
+  }
+}

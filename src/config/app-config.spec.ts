@@ -1,0 +1,132 @@
+import { resolve } from 'node:path';
+import { ConfigError, loadConfig } from './app-config';
+
+const KEY = Buffer.alloc(32, 7).toString('base64');
+const PG = 'postgres://app:secret@db:5432/countersign';
+
+function configError(env: NodeJS.ProcessEnv): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (e) {
+    if (e instanceof ConfigError) return e;
+    throw e;
+  }
+  throw new Error(`loadConfig(${JSON.stringify(env)}) accepted a bad configuration`);
+}
+
+describe('loadConfig', () => {
+  describe('refuses a bad variable with a ConfigError naming it', () => {
+    it.each([
+      ['PORT', 'abc'],
+      ['PORT', '70000'],
+      ['PORT', '-1'],
+      ['DATABASE_URL', 'mysql://root@db/countersign'],
+      ['DATABASE_URL', 'not a url'],
+      ['STATE_ENCRYPTION_KEY', 'too-short'],
+      ['STATE_ENCRYPTION_KEY', Buffer.alloc(16, 1).toString('base64')],
+      ['DECISION_PATH', 'sometimes'],
+      ['DB_MIGRATE', 'maybe'],
+      ['REDIS_URL', 'http://cache:6379'],
+      ['LOG_LEVEL', 'loud'],
+      ['NODE_ENV', 'staging'],
+      ['WORKER_CONCURRENCY', '0'],
+    ])('%s=%j', (name, value) => {
+      const e = configError({ [name]: value });
+      expect(e.name).toBe('ConfigError');
+      expect(e.problems).toHaveLength(1);
+      expect(e.problems[0]).toMatch(new RegExp(`^${name}: `));
+      expect(e.message).toContain(name);
+    });
+
+    it('names every bad variable at once', () => {
+      const e = configError({ PORT: 'x', DATABASE_URL: 'x', STATE_ENCRYPTION_KEY: 'x', DECISION_PATH: 'x' });
+      expect(e.problems.map((p) => p.split(':')[0]).sort()).toEqual([
+        'DATABASE_URL',
+        'DECISION_PATH',
+        'PORT',
+        'STATE_ENCRYPTION_KEY',
+      ]);
+      expect(e.message).toMatch(/^Invalid configuration:\n {2}- /);
+    });
+  });
+
+  it('defaults to the embedded mode: PGlite in ./data, migrations and demo data on, loopback', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      nodeEnv: 'development',
+      port: 3000,
+      host: '127.0.0.1',
+      databaseUrl: null,
+      dataDir: resolve('./data'),
+      migrate: true,
+      seedDemo: true,
+      redisUrl: null,
+      stateEncryptionKey: null,
+      introspection: true,
+      corsOrigins: [],
+      rateLimitPerMinute: 600,
+      logLevel: 'info',
+      decisionPath: 'auto',
+      workerConcurrency: 4,
+    });
+  });
+
+  it('switches to the real mode with DATABASE_URL: no migrations or demo data unless asked', () => {
+    const real = loadConfig({ DATABASE_URL: PG, REDIS_URL: 'redis://cache:6379' });
+    expect(real).toMatchObject({
+      databaseUrl: PG,
+      redisUrl: 'redis://cache:6379',
+      migrate: false,
+      seedDemo: false,
+    });
+    const asked = loadConfig({ DATABASE_URL: PG, DB_MIGRATE: 'true', SEED_DEMO: '1' });
+    expect(asked).toMatchObject({ migrate: true, seedDemo: true });
+    const embeddedOff = loadConfig({ DB_MIGRATE: 'false', SEED_DEMO: 'no', DATA_DIR: '/var/lib/cs' });
+    expect(embeddedOff).toMatchObject({
+      databaseUrl: null,
+      migrate: false,
+      seedDemo: false,
+      dataDir: '/var/lib/cs',
+    });
+  });
+
+  it('requires STATE_ENCRYPTION_KEY with DATABASE_URL in production, and only there', () => {
+    const e = configError({ NODE_ENV: 'production', DATABASE_URL: PG });
+    expect(e.problems).toEqual([expect.stringMatching(/^STATE_ENCRYPTION_KEY: required with DATABASE_URL/)]);
+    expect(loadConfig({ NODE_ENV: 'production', DATABASE_URL: PG, STATE_ENCRYPTION_KEY: KEY })).toMatchObject(
+      {
+        nodeEnv: 'production',
+        stateEncryptionKey: KEY,
+      },
+    );
+    expect(loadConfig({ NODE_ENV: 'production' }).stateEncryptionKey).toBeNull();
+    expect(loadConfig({ DATABASE_URL: PG }).stateEncryptionKey).toBeNull();
+  });
+
+  it('reads the deployment variables as given', () => {
+    const c = loadConfig({
+      HOST: '0.0.0.0',
+      PORT: '8080',
+      DATABASE_URL: 'postgresql://db/countersign',
+      DECISION_PATH: 'durable',
+      CORS_ORIGINS: ' https://a.example , https://b.example,, ',
+      GRAPHQL_INTROSPECTION: 'off',
+      NODE_ENV: 'test',
+    });
+    expect(c).toMatchObject({
+      host: '0.0.0.0',
+      port: 8080,
+      databaseUrl: 'postgresql://db/countersign',
+      decisionPath: 'durable',
+      corsOrigins: ['https://a.example', 'https://b.example'],
+      introspection: false,
+      logLevel: 'silent',
+    });
+  });
+
+  it('reads secrets by name from the environment it was given, not from process.env', () => {
+    const c = loadConfig({ OPENAI_API_KEY: 'sk-test' });
+    expect(c.secret('OPENAI_API_KEY')).toBe('sk-test');
+    expect(c.secret('PATH')).toBeUndefined();
+  });
+});

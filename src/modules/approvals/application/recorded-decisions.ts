@@ -1,0 +1,163 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { decisionStep, digestsEqual, type PendingTurn, type Step } from '../../../agent';
+import type { AppConfig } from '../../../config/app-config';
+import { APP_CONFIG } from '../../../config/config.module';
+import type { ErrorCode } from '../../../shared/error-codes';
+import { PrincipalsService } from '../../auth';
+import { ConfigurationsService, type ConfigurationView } from '../../configurations';
+import {
+  RunEventsPublisher,
+  RunExecutor,
+  RunsRepository,
+  StateVault,
+  type Checkpoint,
+  type ClaimedRun,
+} from '../../runs';
+import type { DecisionEntity } from '../persistence/decision.entity';
+import { DecisionsRepository } from '../persistence/decisions.repository';
+import { DeciderGate } from './decider-gate';
+
+type Decided = Extract<Checkpoint, { kind: 'decided' }>;
+
+/**
+ * The durable path's second half: claims DECISION_RECORDED runs (FOR UPDATE SKIP LOCKED), runs
+ * checks 12-14 against the stored decision (plus the configuration, which may have changed
+ * since), and either continues the run under a new lease in this process or hands it back to
+ * its waiting state with `handBack {code, at}` and a SETTLED on the progress stream.
+ */
+@Injectable()
+export class RecordedDecisions {
+  private readonly logger = new Logger(RecordedDecisions.name);
+
+  constructor(
+    private readonly runs: RunsRepository,
+    private readonly decisions: DecisionsRepository,
+    private readonly configurations: ConfigurationsService,
+    private readonly principals: PrincipalsService,
+    private readonly gate: DeciderGate,
+    private readonly vault: StateVault,
+    private readonly executor: RunExecutor,
+    private readonly events: RunEventsPublisher,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * Picks up at most `limit` recorded decisions; with `olderThanSeconds` only those recorded at
+   * least that long ago (the API's reconcile when no worker is live). Returns how many it took.
+   */
+  async pickUp(claimedBy: string, limit: number, olderThanSeconds = 0): Promise<number> {
+    const claimed = await this.runs.claimRecorded(
+      claimedBy,
+      this.config.runLeaseSeconds,
+      limit,
+      olderThanSeconds,
+    );
+    for (const c of claimed) {
+      try {
+        await this.carryOut(c);
+      } catch (e) {
+        this.logger.error({ runId: c.run.id, err: e }, 'recorded decision could not be carried out');
+      }
+    }
+    return claimed.length;
+  }
+
+  private async carryOut(claimed: ClaimedRun): Promise<void> {
+    const { run, lease } = claimed;
+    let checkpoint: Checkpoint;
+    try {
+      checkpoint = this.vault.open(run.id, run.checkpoint);
+    } catch {
+      await this.fail(claimed, 'The recorded decision cannot be read');
+      return;
+    }
+    if (checkpoint.kind !== 'decided' || !checkpoint.state.pending) {
+      await this.fail(claimed, 'The run holds no recorded decision');
+      return;
+    }
+    const decision = await this.decisions.findById(checkpoint.decisionId);
+    const configuration = await this.configurations.getById(run.configurationId);
+    const refusal = await this.refusal(run.turnDigest, checkpoint, decision, configuration);
+    if (refusal) {
+      await this.handBack(claimed, checkpoint, refusal, decision);
+      return;
+    }
+    const step = decisionStep(checkpoint.decision, checkpoint.state, decision!.decidedBy);
+    const sequence = await this.runs.appendStep(lease, step, this.config.runLeaseSeconds);
+    if (sequence === null) return; // fenced out: another process holds the run now
+    await this.publishStep(run.id, step, sequence, run.turn);
+    const current = (await this.runs.findById(run.id)) ?? run;
+    this.executor.launch({
+      lease,
+      run: current,
+      configuration,
+      checkpoint,
+      onSettled: (status) => this.decisions.setOutcome(decision!.id, status),
+    });
+  }
+
+  /** Checks 12-14 against the stored decision; the hand-back code, or null to go on. */
+  private async refusal(
+    turnDigest: string | null,
+    checkpoint: Decided,
+    decision: DecisionEntity | null,
+    configuration: ConfigurationView,
+  ): Promise<ErrorCode | null> {
+    if (!decision) return 'NOT_AUDITABLE';
+    if (configuration.deletedAt) return 'CONFIGURATION_GONE';
+    if (!configuration.isActive) return 'CONFIGURATION_INACTIVE';
+    if (!turnDigest || !digestsEqual(turnDigest, decision.turnDigest)) return 'STALE_TURN';
+    // why: a denial writes nothing, so only approvals and inputs meet the decider gate.
+    if (checkpoint.decision.kind === 'deny') return null;
+    const decider = await this.principals.load(decision.decidedBy);
+    const pending = checkpoint.state.pending as PendingTurn;
+    if (!decider || !(await this.gate.permits(decider, pending))) {
+      return pending.kind === 'INPUT' ? 'SUBMITTER_NOT_PERMITTED' : 'APPROVER_NOT_PERMITTED';
+    }
+    return null;
+  }
+
+  /** Releases the run to its waiting state with the paused state it had, and says why. */
+  private async handBack(
+    { run, lease }: ClaimedRun,
+    checkpoint: Decided,
+    code: ErrorCode,
+    decision: DecisionEntity | null,
+  ): Promise<void> {
+    const pending = checkpoint.state.pending as PendingTurn;
+    const waiting = pending.kind === 'APPROVAL' ? 'WAITING_FOR_APPROVAL' : 'WAITING_FOR_INPUT';
+    const sealed = this.vault.seal(run.id, { v: 1, kind: 'state', state: checkpoint.state });
+    if (!(await this.runs.handBack(lease, waiting, sealed, code))) return;
+    if (decision) await this.decisions.markHandedBack(decision.id, code);
+    this.logger.warn({ runId: run.id, code }, 'recorded decision handed back');
+    await this.events.settled(
+      {
+        type: 'TERMINAL',
+        runId: run.id,
+        outcome: waiting === 'WAITING_FOR_APPROVAL' ? 'AWAITING_APPROVAL' : 'AWAITING_INPUT',
+        pending,
+        waitingSince: new Date().toISOString(),
+      },
+      { stepCount: run.stepCount, status: waiting, turn: run.turn },
+    );
+    await this.events.inboxChanged(run.id);
+  }
+
+  /** A recorded decision whose state is gone cannot be handed back: the run fails. */
+  private async fail({ run, lease }: ClaimedRun, message: string): Promise<void> {
+    const written = await this.runs.settle(lease, {
+      status: 'FAILED',
+      reason: 'NOT_RETRYABLE',
+      errorMessage: message,
+    });
+    if (!written) return;
+    await this.events.settled(
+      { type: 'TERMINAL', runId: run.id, outcome: 'ERROR', error: message },
+      { stepCount: run.stepCount, status: 'FAILED', turn: run.turn },
+    );
+  }
+
+  private async publishStep(runId: string, step: Step, sequence: number, turn: number): Promise<void> {
+    await this.events.step(runId, { ...step, sequence, at: new Date().toISOString() }, 'RUNNING', turn);
+  }
+}

@@ -1,0 +1,27 @@
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth';
+import { ConfigurationsModule } from '../configurations';
+import { ContentModule } from '../content';
+import { RunsModule } from '../runs';
+import { DeciderGate } from './application/decider-gate';
+import { DecisionsService } from './application/decisions.service';
+import { InboxService } from './application/inbox.service';
+import { RecordedDecisions } from './application/recorded-decisions';
+import { DecisionsResolver } from './graphql/decisions.resolver';
+import { InboxChangedResolver } from './graphql/inbox-changed.resolver';
+import { DecisionsRepository } from './persistence/decisions.repository';
+
+@Module({
+  imports: [AuthModule, ConfigurationsModule, ContentModule, RunsModule],
+  providers: [
+    DecisionsRepository,
+    DeciderGate,
+    DecisionsService,
+    RecordedDecisions,
+    InboxService,
+    DecisionsResolver,
+    InboxChangedResolver,
+  ],
+  exports: [DecisionsService, DecisionsRepository, InboxService, RecordedDecisions],
+})
+export class ApprovalsModule {}

@@ -1,0 +1,20 @@
+import { sha256OfCanonical } from '../../../shared/canonical-json';
+import type { DecisionKind } from './decision-checks';
+
+/**
+ * What a decision decided, hashed: the same idempotency key with another fingerprint is a
+ * different decision (IDEMPOTENCY_KEY_REUSED).
+ */
+export function decisionFingerprint(d: {
+  kind: DecisionKind;
+  turnDigest: string;
+  reason?: string | null;
+  values?: unknown;
+}): string {
+  return sha256OfCanonical({
+    kind: d.kind,
+    digest: d.turnDigest,
+    reason: d.reason ?? null,
+    values: d.values ?? null,
+  });
+}

@@ -1,0 +1,19 @@
+import type { UserView } from '../../auth';
+import { toUserModel } from '../../auth';
+import { RunStatusEnum } from '../../runs';
+import type { DecisionRecord as DecisionEntity } from '../application/decision-record';
+import { DecisionKindEnum, DecisionModel, DecisionPathEnum, DenialReasonEnum } from './decision.model';
+
+export function toDecisionModel(d: DecisionEntity, decider: UserView): DecisionModel {
+  return {
+    id: d.id,
+    turn: d.turn,
+    kind: d.kind as DecisionKindEnum,
+    decidedBy: toUserModel(decider),
+    denialReason: (d.denialReason as DenialReasonEnum | null) ?? null,
+    turnDigest: d.turnDigest,
+    path: d.path as DecisionPathEnum,
+    decidedAt: d.decidedAt,
+    outcome: (d.outcome as RunStatusEnum | null) ?? null,
+  };
+}

@@ -1,0 +1,93 @@
+import { Field, ID, InputType, Int, ObjectType, registerEnumType } from '@nestjs/graphql';
+import { IsIn, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { UserModel } from '../../auth';
+import { GraphQLJSON } from '../../../platform/graphql/scalars';
+import { RunModel, RunStatusEnum } from '../../runs';
+
+export enum DecisionKindEnum {
+  APPROVE = 'APPROVE',
+  DENY = 'DENY',
+  INPUT = 'INPUT',
+}
+registerEnumType(DecisionKindEnum, { name: 'DecisionKind' });
+
+export enum DenialReasonEnum {
+  VARIANT = 'VARIANT',
+  SKIP = 'SKIP',
+}
+registerEnumType(DenialReasonEnum, { name: 'DenialReason' });
+
+export enum DecisionPathEnum {
+  INLINE = 'INLINE',
+  DURABLE = 'DURABLE',
+}
+registerEnumType(DecisionPathEnum, { name: 'DecisionPath' });
+
+@ObjectType('Decision')
+export class DecisionModel {
+  @Field(() => ID) id: string;
+  @Field(() => Int) turn: number;
+  @Field(() => DecisionKindEnum) kind: DecisionKindEnum;
+  @Field(() => UserModel) decidedBy: UserModel;
+  @Field(() => DenialReasonEnum, { nullable: true }) denialReason: DenialReasonEnum | null;
+  @Field() turnDigest: string;
+  @Field(() => DecisionPathEnum) path: DecisionPathEnum;
+  @Field(() => Date) decidedAt: Date;
+  @Field(() => RunStatusEnum, {
+    nullable: true,
+    description: 'The status the continuation settled in, once it has.',
+  })
+  outcome: RunStatusEnum | null;
+}
+
+@ObjectType('DecisionReceipt')
+export class DecisionReceiptModel {
+  @Field(() => DecisionModel) decision: DecisionModel;
+  @Field(() => RunModel, { description: 'The run right after the claim (RUNNING or DECISION_RECORDED).' })
+  run: RunModel;
+  @Field(() => DecisionPathEnum) path: DecisionPathEnum;
+}
+
+@ObjectType('InboxItem', { description: 'The inbox: runs waiting for a decision that the viewer may make.' })
+export class InboxItemModel {
+  @Field(() => RunModel) run: RunModel;
+  @Field({
+    description: "False where the viewer may decide but not read the run's detail (approval grant only).",
+  })
+  detailVisible: boolean;
+  @Field({ description: 'False where four-eyes forbids the viewer to approve (the viewer may still deny).' })
+  mayApprove: boolean;
+  @Field({ description: 'False for process runs, which only their initiator decides, in the chat.' })
+  decidableHere: boolean;
+}
+
+const RUN_ID = /^[0-9a-fA-F-]{36}$/;
+
+@InputType('ApproveRunInput')
+export class ApproveRunInput {
+  @Field(() => ID) @Matches(RUN_ID, { message: 'runId is not a valid UUID' }) runId: string;
+  @Field() @IsString() @MinLength(1) @MaxLength(128) turnDigest: string;
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  idempotencyKey?: string | null;
+  @Field(() => DecisionPathEnum, { nullable: true })
+  @IsOptional()
+  @IsIn(['INLINE', 'DURABLE'])
+  path?: DecisionPathEnum | null;
+}
+
+@InputType('DenyRunInput')
+export class DenyRunInput extends ApproveRunInput {
+  @Field(() => DenialReasonEnum, { nullable: true })
+  @IsOptional()
+  @IsIn(['VARIANT', 'SKIP'])
+  reason?: DenialReasonEnum | null;
+}
+
+@InputType('SubmitRunInputInput')
+export class SubmitRunInputInput extends ApproveRunInput {
+  @Field(() => GraphQLJSON) values: unknown;
+}

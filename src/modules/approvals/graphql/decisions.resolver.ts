@@ -1,0 +1,88 @@
+import { Args, Int, Mutation, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
+import { Access, Allow } from '../../../platform/auth/allow.decorator';
+import { Ctx } from '../../../platform/auth/context.decorator';
+import { RequestContext } from '../../../platform/auth/request-context';
+import { UsersService } from '../../auth';
+import { rowOf, RunModel, toRunModel } from '../../runs';
+import { DecideCommand, DecisionReceipt, DecisionsService } from '../application/decisions.service';
+import { InboxService } from '../application/inbox.service';
+import type { DecisionRecord as DecisionEntity } from '../application/decision-record';
+import { toDecisionModel } from './decision.mapper';
+import {
+  ApproveRunInput,
+  DecisionModel,
+  DecisionPathEnum,
+  DecisionReceiptModel,
+  DenyRunInput,
+  InboxItemModel,
+  SubmitRunInputInput,
+} from './decision.model';
+
+@Resolver(() => RunModel)
+export class DecisionsResolver {
+  constructor(
+    private readonly decisionsService: DecisionsService,
+    private readonly inboxService: InboxService,
+    private readonly users: UsersService,
+  ) {}
+
+  @Mutation(() => DecisionReceiptModel)
+  @Allow(Access.Authenticated)
+  async approveRun(
+    @Ctx() ctx: RequestContext,
+    @Args('input') input: ApproveRunInput,
+  ): Promise<DecisionReceiptModel> {
+    return this.receipt(ctx, { ...input, kind: 'APPROVE' });
+  }
+
+  @Mutation(() => DecisionReceiptModel)
+  @Allow(Access.Authenticated)
+  async denyRun(
+    @Ctx() ctx: RequestContext,
+    @Args('input') input: DenyRunInput,
+  ): Promise<DecisionReceiptModel> {
+    return this.receipt(ctx, { ...input, kind: 'DENY' });
+  }
+
+  @Mutation(() => DecisionReceiptModel)
+  @Allow(Access.Authenticated)
+  async submitRunInput(
+    @Ctx() ctx: RequestContext,
+    @Args('input') input: SubmitRunInputInput,
+  ): Promise<DecisionReceiptModel> {
+    return this.receipt(ctx, { ...input, kind: 'INPUT' });
+  }
+
+  @Query(() => [InboxItemModel], {
+    description: 'The inbox: runs waiting for a decision that the viewer may make.',
+  })
+  @Allow(Access.Authenticated)
+  async inbox(
+    @Ctx() ctx: RequestContext,
+    @Args('first', { type: () => Int, nullable: true, defaultValue: 50 }) first: number | null,
+    @Args('offset', { type: () => Int, nullable: true, defaultValue: 0 }) offset: number | null,
+  ): Promise<InboxItemModel[]> {
+    const entries = await this.inboxService.list(ctx.viewer, first ?? 50, offset ?? 0);
+    return entries.map((e) => ({ ...e, run: toRunModel(e.run) }));
+  }
+
+  @ResolveField(() => [DecisionModel])
+  async decisions(@Ctx() ctx: RequestContext, @Parent() run: RunModel): Promise<DecisionModel[]> {
+    return this.toModels(ctx, await this.decisionsService.listForRun(rowOf(run).id));
+  }
+
+  private async receipt(ctx: RequestContext, command: DecideCommand): Promise<DecisionReceiptModel> {
+    const receipt: DecisionReceipt = await this.decisionsService.decide(ctx, command);
+    const [decision] = await this.toModels(ctx, [receipt.decision]);
+    return { decision: decision!, run: toRunModel(receipt.run), path: receipt.path as DecisionPathEnum };
+  }
+
+  private async toModels(ctx: RequestContext, decisions: DecisionEntity[]): Promise<DecisionModel[]> {
+    const deciders = await this.users.findByIds(ctx, [...new Set(decisions.map((d) => d.decidedBy))]);
+    return decisions.map((d) => {
+      const decider = deciders.get(d.decidedBy);
+      if (!decider) throw new Error(`decider ${d.decidedBy} vanished`);
+      return toDecisionModel(d, decider);
+    });
+  }
+}

@@ -1,0 +1,72 @@
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { UserEntity } from '../../auth/persistence/user.entity';
+import { RunEntity } from '../../runs/persistence/run.entity';
+
+/**
+ * The audit record of a decision that passed the claim: who (the authenticated user), what,
+ * on which turn and digest, by which path, and the outcome its continuation settled in.
+ * Unique per (run, turn): one decision per pause. Input values are never stored here.
+ */
+@Entity({ name: 'decision' })
+@Index('decision_run_turn_uq', ['runId', 'turn'], { unique: true, where: '"handed_back_code" IS NULL' })
+@Index('decision_idempotency_uq', ['runId', 'decidedBy', 'idempotencyKey'], {
+  unique: true,
+  where: '"idempotency_key" IS NOT NULL',
+})
+export class DecisionEntity {
+  @PrimaryColumn({ type: 'uuid' })
+  id: string;
+
+  @Column({ name: 'run_id', type: 'uuid' })
+  runId: string;
+
+  @ManyToOne(() => RunEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'run_id' })
+  run?: RunEntity;
+
+  @Column({ type: 'int' })
+  turn: number;
+
+  /** APPROVE, DENY, INPUT */
+  @Column({ type: 'varchar', length: 16 })
+  kind: string;
+
+  @Column({ name: 'decided_by', type: 'int' })
+  decidedBy: number;
+
+  @ManyToOne(() => UserEntity, { onDelete: 'RESTRICT' })
+  @JoinColumn({ name: 'decided_by' })
+  decider?: UserEntity;
+
+  /** VARIANT, SKIP */
+  @Column({ name: 'denial_reason', type: 'varchar', length: 16, nullable: true })
+  denialReason: string | null;
+
+  @Column({ name: 'turn_digest', type: 'char', length: 64 })
+  turnDigest: string;
+
+  /** INLINE, DURABLE */
+  @Column({ type: 'varchar', length: 16 })
+  path: string;
+
+  @Column({ name: 'idempotency_key', type: 'varchar', length: 200, nullable: true })
+  idempotencyKey: string | null;
+
+  /** SHA-256 of what was decided (kind, digest, reason, values), to tell a reused key apart. */
+  @Column({ type: 'char', length: 64 })
+  fingerprint: string;
+
+  @Column({ name: 'decided_at', type: 'timestamptz', default: () => 'now()' })
+  decidedAt: Date;
+
+  /** The status the continuation settled in, once it has. */
+  @Column({ type: 'varchar', length: 32, nullable: true })
+  outcome: string | null;
+
+  @Column({ name: 'settled_at', type: 'timestamptz', nullable: true })
+  settledAt: Date | null;
+
+  /** Set when a worker could not carry the decision out and handed the run back (its code). */
+  @Column({ name: 'handed_back_code', type: 'varchar', length: 40, nullable: true })
+  handedBackCode: string | null;
+}

@@ -1,0 +1,68 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { DecisionEntity } from './decision.entity';
+
+@Injectable()
+export class DecisionsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  private m(manager?: EntityManager): EntityManager {
+    return manager ?? this.dataSource.manager;
+  }
+
+  /** The decision a user took on a run under an idempotency key, if any. */
+  async findByKey(runId: string, userId: number, key: string): Promise<DecisionEntity | null> {
+    return this.dataSource.manager.findOne(DecisionEntity, {
+      where: { runId, decidedBy: userId, idempotencyKey: key },
+    });
+  }
+
+  async insert(
+    decision: Omit<DecisionEntity, 'decidedAt' | 'outcome' | 'settledAt' | 'handedBackCode'>,
+    manager?: EntityManager,
+  ): Promise<DecisionEntity> {
+    const rows: DecisionEntity[] = await this.m(manager).query(
+      `INSERT INTO decision (id, run_id, turn, kind, decided_by, denial_reason, turn_digest, path, idempotency_key, fingerprint)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       RETURNING decided_at`,
+      [
+        decision.id,
+        decision.runId,
+        decision.turn,
+        decision.kind,
+        decision.decidedBy,
+        decision.denialReason,
+        decision.turnDigest,
+        decision.path,
+        decision.idempotencyKey,
+        decision.fingerprint,
+      ],
+    );
+    const decidedAt = (rows[0] as unknown as { decided_at: Date }).decided_at;
+    return { ...decision, decidedAt, outcome: null, settledAt: null, handedBackCode: null };
+  }
+
+  /** Records the status the continuation of a decision settled in (once). */
+  async setOutcome(decisionId: string, status: string): Promise<void> {
+    await this.dataSource.query(
+      'UPDATE decision SET outcome = $2, settled_at = now() WHERE id = $1 AND outcome IS NULL',
+      [decisionId, status],
+    );
+  }
+
+  /** Marks a recorded decision that a worker handed back; its turn is open again. */
+  async markHandedBack(decisionId: string, code: string): Promise<void> {
+    await this.dataSource.query(
+      'UPDATE decision SET handed_back_code = $2, outcome = NULL, settled_at = now() WHERE id = $1',
+      [decisionId, code],
+    );
+  }
+
+  async listForRun(runId: string): Promise<DecisionEntity[]> {
+    return this.dataSource.manager.find(DecisionEntity, { where: { runId }, order: { turn: 'ASC' } });
+  }
+
+  async findById(id: string): Promise<DecisionEntity | null> {
+    return this.dataSource.manager.findOne(DecisionEntity, { where: { id } });
+  }
+}

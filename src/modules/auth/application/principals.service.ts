@@ -1,0 +1,17 @@
+import { Injectable } from '@nestjs/common';
+import { AuthUser } from '../../../platform/auth/auth-user';
+import { AuthRepository, toAuthUser } from '../persistence/auth.repository';
+
+/**
+ * Loads a user with their permissions to act as them without a token: the agent's tools run
+ * as the run's owner, never as the decider. The result's `tokenId` is empty.
+ */
+@Injectable()
+export class PrincipalsService {
+  constructor(private readonly repository: AuthRepository) {}
+
+  async load(userId: number): Promise<AuthUser | null> {
+    const user = await this.repository.findUserWithGroups(userId);
+    return user ? toAuthUser(user, '') : null;
+  }
+}

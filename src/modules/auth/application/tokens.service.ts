@@ -1,0 +1,54 @@
+import { Injectable } from '@nestjs/common';
+import { RequestContext } from '../../../platform/auth/request-context';
+import { TransactionRunner } from '../../../platform/database/transaction-runner';
+import { notFound } from '../../../shared/refusal';
+import { normalizeNewToken } from '../core/identity';
+import { generateToken, hashToken } from '../core/token';
+import { mayManageTokensOf, tokenOwnerScope } from '../core/token-access.policy';
+import { ApiTokensRepository } from '../persistence/api-tokens.repository';
+
+/** A token as created: the secret is shown this once, only its SHA-256 is kept. */
+export interface CreatedToken {
+  readonly tokenId: string;
+  readonly token: string;
+}
+
+/** Personal access tokens: creation (shown once) and revocation. */
+@Injectable()
+export class TokensService {
+  constructor(
+    private readonly tx: TransactionRunner,
+    private readonly tokens: ApiTokensRepository,
+  ) {}
+
+  /**
+   * Creates a token for a user: admins (and the system) for anyone, a user for themselves.
+   * Refusals, before any write: BAD_USER_INPUT (label empty or over 200 characters, expiry
+   * not in the future), NOT_FOUND (no such user, or another user's id for a non-admin: the
+   * same answer, so a non-admin cannot probe which user ids exist).
+   */
+  async create(
+    ctx: RequestContext,
+    request: { userId: number; label: string; expiresAt?: Date | null },
+  ): Promise<CreatedToken> {
+    const spec = normalizeNewToken(request, new Date());
+    if (!mayManageTokensOf(ctx.user, spec.userId)) throw noSuchUser();
+    const token = generateToken();
+    const tokenId = await this.tokens.insert(spec, hashToken(token), this.tx.manager);
+    if (tokenId === null) throw noSuchUser();
+    return { tokenId, token };
+  }
+
+  /**
+   * Revokes a token: admins (and the system) any token, a user their own. Idempotent: true
+   * again for a token already revoked (its first revocation time is kept).
+   * Refusal: NOT_FOUND for an unknown token and for another user's token alike.
+   */
+  async revoke(ctx: RequestContext, tokenId: string): Promise<true> {
+    const revoked = await this.tokens.revoke(tokenId, tokenOwnerScope(ctx.user), new Date(), this.tx.manager);
+    if (!revoked) throw notFound('No such token');
+    return true;
+  }
+}
+
+const noSuchUser = () => notFound('No such user');

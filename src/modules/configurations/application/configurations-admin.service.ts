@@ -1,0 +1,163 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { AppConfig } from '../../../config/app-config';
+import { APP_CONFIG } from '../../../config/config.module';
+import { RequestContext } from '../../../platform/auth/request-context';
+import { TransactionRunner, Tx } from '../../../platform/database/transaction-runner';
+import { parseSerialId } from '../../../shared/ids';
+import { badInput, forbidden } from '../../../shared/refusal';
+import { ConfigurationView, PrivacyLevel, TaskView } from '../core/configuration';
+import { clampMaxIterations, DEFAULT_MAX_ITERATIONS } from '../core/max-iterations.policy';
+import { validateProviderOptions } from '../core/provider-options.policy';
+import { ConfigurationsRepository } from '../persistence/configurations.repository';
+import { ConfigurationsService } from './configurations.service';
+
+/** What an admin sends to create or replace a configuration (the GraphQL input, unparsed ids). */
+export interface ConfigurationUpsert {
+  readonly identifier: string;
+  readonly name: string;
+  readonly provider: string;
+  readonly model: string;
+  readonly providerOptions?: unknown;
+  readonly systemPrompt?: string | null;
+  readonly isActive?: boolean | null;
+  readonly requireSecondApprover?: boolean | null;
+  readonly maxIterations?: number | null;
+  readonly privacyLevel?: PrivacyLevel | null;
+  readonly allowedGroupIds?: readonly string[] | null;
+  readonly skillIdentifiers?: readonly string[] | null;
+}
+
+export interface TaskUpsert {
+  readonly identifier: string;
+  readonly name: string;
+  readonly configurationIdentifier: string;
+  readonly skillIdentifiers?: readonly string[] | null;
+  readonly groupIds?: readonly string[] | null;
+  readonly priority?: number | null;
+}
+
+/**
+ * Administration of configurations and Tasks. An upsert is keyed by identifier and takes the
+ * input as the COMPLETE description: omitted lists become empty, omitted options `{}`, so the
+ * same input always leaves the same row. Every check runs before the first write, and all
+ * writes share one transaction: a refused upsert writes nothing.
+ */
+@Injectable()
+export class ConfigurationsAdminService {
+  constructor(
+    private readonly repository: ConfigurationsRepository,
+    private readonly reads: ConfigurationsService,
+    private readonly transactions: TransactionRunner,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * Creates or replaces the configuration with this identifier (same id on update; a deleted
+   * one comes back). `maxIterations` above the ceiling is stored clamped.
+   *
+   * @throws Refusal FORBIDDEN for non-admins; BAD_USER_INPUT for an unknown provider, provider
+   *   options over 64 KB or not fitting the provider (with the failing paths), maxIterations
+   *   below 1, malformed or unknown group ids, unknown skill identifiers (all named).
+   */
+  async upsertConfiguration(ctx: RequestContext, input: ConfigurationUpsert): Promise<ConfigurationView> {
+    if (!ctx.isAdmin) throw forbidden('Only admins may change configurations');
+    const providerOptions = validateProviderOptions(input.provider, input.providerOptions);
+    const maxIterations = clampMaxIterations(
+      input.maxIterations ?? DEFAULT_MAX_ITERATIONS,
+      this.config.maxIterationsCeiling,
+    );
+    const groupIds = parseIds(input.allowedGroupIds, 'allowedGroupIds');
+    const skillIdentifiers = unique(input.skillIdentifiers ?? []);
+    const id = await this.transactions.run(async ({ manager }) => {
+      await this.assertGroupsExist(groupIds, 'allowedGroupIds', manager);
+      const skillIds = await this.resolveSkills(skillIdentifiers, manager);
+      const configurationId = await this.repository.upsert(
+        {
+          identifier: input.identifier,
+          name: input.name,
+          provider: input.provider,
+          model: input.model,
+          providerOptions,
+          systemPrompt: input.systemPrompt ?? '',
+          isActive: input.isActive ?? true,
+          requireSecondApprover: input.requireSecondApprover ?? false,
+          maxIterations,
+          privacyLevel: input.privacyLevel ?? 'METADATA',
+          allowedGroupIds: groupIds,
+        },
+        manager,
+      );
+      await this.repository.setConfigurationSkills(configurationId, skillIds, manager);
+      return configurationId;
+    });
+    return this.reads.getById(id);
+  }
+
+  /**
+   * Creates or replaces the Task with this identifier: its configuration (not deleted), skills
+   * and group mappings with their priority.
+   *
+   * @throws Refusal FORBIDDEN for non-admins; BAD_USER_INPUT for an unknown configuration
+   *   identifier, malformed or unknown group ids, unknown skill identifiers (all named).
+   */
+  async upsertTask(ctx: RequestContext, input: TaskUpsert): Promise<TaskView> {
+    if (!ctx.isAdmin) throw forbidden('Only admins may change Tasks');
+    const groupIds = parseIds(input.groupIds, 'groupIds');
+    const skillIdentifiers = unique(input.skillIdentifiers ?? []);
+    const id = await this.transactions.run(async ({ manager }) => {
+      const configuration = await this.repository.findByIdentifier(input.configurationIdentifier, manager);
+      if (!configuration || configuration.deletedAt !== null) {
+        throw badInput(`Unknown configurationIdentifier: ${input.configurationIdentifier}`, {
+          field: 'configurationIdentifier',
+          unknown: [input.configurationIdentifier],
+        });
+      }
+      await this.assertGroupsExist(groupIds, 'groupIds', manager);
+      const skillIds = await this.resolveSkills(skillIdentifiers, manager);
+      const taskId = await this.repository.upsertTask(
+        {
+          identifier: input.identifier,
+          name: input.name,
+          configurationId: configuration.id,
+          priority: input.priority ?? 0,
+        },
+        manager,
+      );
+      await this.repository.setTaskLinks(taskId, skillIds, groupIds, manager);
+      return taskId;
+    });
+    return this.reads.getTaskById(id);
+  }
+
+  private async assertGroupsExist(
+    ids: readonly number[],
+    field: string,
+    manager: Tx['manager'],
+  ): Promise<void> {
+    const known = new Set(await this.repository.existingGroupIds(ids, manager));
+    const unknown = ids.filter((id) => !known.has(id));
+    if (unknown.length > 0) {
+      throw badInput(`Unknown ${field}: ${unknown.join(', ')}`, { field, unknown: unknown.map(String) });
+    }
+  }
+
+  private async resolveSkills(identifiers: readonly string[], manager: Tx['manager']): Promise<number[]> {
+    const found = await this.repository.skillIdsByIdentifier(identifiers, manager);
+    const unknown = identifiers.filter((i) => !found.has(i));
+    if (unknown.length > 0) {
+      throw badInput(`Unknown skillIdentifiers: ${unknown.join(', ')}`, {
+        field: 'skillIdentifiers',
+        unknown,
+      });
+    }
+    return identifiers.map((i) => found.get(i) ?? 0);
+  }
+}
+
+function unique<T>(values: readonly T[]): T[] {
+  return [...new Set(values)];
+}
+
+function parseIds(values: readonly string[] | null | undefined, field: string): number[] {
+  return unique((values ?? []).map((v) => parseSerialId(v, field)));
+}

@@ -1,0 +1,47 @@
+import type { SkillView } from '../../skills';
+
+/** How much of a run's steps storage keeps (design/10-runs.md, "Privacy of stored steps"). */
+export const PRIVACY_LEVELS = ['NONE', 'METADATA', 'REDACTED', 'FULL'] as const;
+export type PrivacyLevel = (typeof PRIVACY_LEVELS)[number];
+
+export function isPrivacyLevel(value: unknown): value is PrivacyLevel {
+  return typeof value === 'string' && (PRIVACY_LEVELS as readonly string[]).includes(value);
+}
+
+/** An agent configuration as the rest of the system sees it. */
+export interface ConfigurationView {
+  readonly id: number;
+  readonly identifier: string;
+  readonly name: string;
+  readonly provider: string;
+  readonly model: string;
+  /** Validated when written (provider-options.policy); never holds a secret, only env names. */
+  readonly providerOptions: Readonly<Record<string, unknown>>;
+  readonly systemPrompt: string;
+  readonly isActive: boolean;
+  readonly requireSecondApprover: boolean;
+  /** Already clamped to the ceiling when stored; clamp again at run start if the ceiling fell. */
+  readonly maxIterations: number;
+  readonly privacyLevel: PrivacyLevel;
+  /** Groups allowed to use it; empty means every user. */
+  readonly allowedGroupIds: readonly number[];
+  /** Set once deleted: hidden from lists and `findForUse`, still readable by id for runs. */
+  readonly deletedAt: Date | null;
+  /** Attached skills, enabled or not, ordered by identifier. */
+  readonly skills: readonly SkillView[];
+}
+
+/** A Task: what the chat uses for the users of the mapped groups. */
+export interface TaskView {
+  readonly id: number;
+  readonly identifier: string;
+  readonly name: string;
+  readonly priority: number;
+  readonly groupIds: readonly number[];
+  readonly configuration: ConfigurationView;
+  /** Attached skills, enabled or not, ordered by identifier. */
+  readonly skills: readonly SkillView[];
+}
+
+/** The identifier of the Task a user matching no mapping gets. */
+export const DEFAULT_TASK_IDENTIFIER = 'default';

@@ -1,0 +1,70 @@
+import { Field, ID, Int, ObjectType, registerEnumType } from '@nestjs/graphql';
+import { SkillModel, toSkillModel } from '../../skills';
+import { ConfigurationView, PrivacyLevel, TaskView } from '../core/configuration';
+
+export enum PrivacyLevelEnum {
+  NONE = 'NONE',
+  METADATA = 'METADATA',
+  REDACTED = 'REDACTED',
+  FULL = 'FULL',
+}
+registerEnumType(PrivacyLevelEnum, { name: 'PrivacyLevel' });
+
+@ObjectType('Configuration')
+export class ConfigurationModel {
+  @Field(() => ID) id: string;
+  @Field() identifier: string;
+  @Field() name: string;
+  @Field() isActive: boolean;
+  @Field() requireSecondApprover: boolean;
+  @Field(() => Int) maxIterations: number;
+  @Field(() => PrivacyLevelEnum) privacyLevel: PrivacyLevelEnum;
+  @Field() provider: string;
+  @Field() model: string;
+  @Field(() => [SkillModel]) skills: SkillModel[];
+}
+
+@ObjectType('Task')
+export class TaskModel {
+  @Field(() => ID) id: string;
+  @Field() identifier: string;
+  @Field() name: string;
+  @Field(() => ConfigurationModel) configuration: ConfigurationModel;
+  @Field(() => [SkillModel]) skills: SkillModel[];
+}
+
+const PRIVACY: Record<PrivacyLevel, PrivacyLevelEnum> = {
+  NONE: PrivacyLevelEnum.NONE,
+  METADATA: PrivacyLevelEnum.METADATA,
+  REDACTED: PrivacyLevelEnum.REDACTED,
+  FULL: PrivacyLevelEnum.FULL,
+};
+
+/**
+ * Maps a configuration to its GraphQL model (also for `Run.configuration`). Provider options,
+ * the system prompt and the allowed groups are not part of the API.
+ */
+export function toConfigurationModel(c: ConfigurationView): ConfigurationModel {
+  return {
+    id: String(c.id),
+    identifier: c.identifier,
+    name: c.name,
+    isActive: c.isActive,
+    requireSecondApprover: c.requireSecondApprover,
+    maxIterations: c.maxIterations,
+    privacyLevel: PRIVACY[c.privacyLevel],
+    provider: c.provider,
+    model: c.model,
+    skills: c.skills.map(toSkillModel),
+  };
+}
+
+export function toTaskModel(t: TaskView): TaskModel {
+  return {
+    id: String(t.id),
+    identifier: t.identifier,
+    name: t.name,
+    configuration: toConfigurationModel(t.configuration),
+    skills: t.skills.map(toSkillModel),
+  };
+}

@@ -1,0 +1,32 @@
+export { ConfigurationsModule } from './configurations.module';
+export { ConfigurationsService } from './application/configurations.service';
+export type { ChatSetup } from './application/configurations.service';
+export { DEFAULT_TASK_IDENTIFIER, isPrivacyLevel, PRIVACY_LEVELS } from './core/configuration';
+export type { ConfigurationView, PrivacyLevel, TaskView } from './core/configuration';
+export { mayUseConfiguration } from './core/configuration-access.policy';
+export type { ConfigurationUser } from './core/configuration-access.policy';
+export {
+  clampMaxIterations,
+  DEFAULT_MAX_ITERATIONS,
+  DEFAULT_MAX_ITERATIONS_CEILING,
+} from './core/max-iterations.policy';
+export {
+  assertJsonSize,
+  isProvider,
+  jsonByteLength,
+  MAX_JSON_INPUT_BYTES,
+  PROVIDERS,
+  SCRIPTED_OPTIONS_SCHEMA,
+  OPENAI_OPTIONS_SCHEMA,
+  validateProviderOptions,
+} from './core/provider-options.policy';
+export type { OptionsProblem, ProviderName } from './core/provider-options.policy';
+export { chooseTask } from './core/task-choice.policy';
+export type { TaskMapping } from './core/task-choice.policy';
+export {
+  ConfigurationModel,
+  PrivacyLevelEnum,
+  TaskModel,
+  toConfigurationModel,
+  toTaskModel,
+} from './graphql/configuration.model';

@@ -1,0 +1,226 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager, In, IsNull } from 'typeorm';
+import { GroupEntity } from '../../auth/persistence/group.entity';
+import { SkillEntity } from '../../skills/persistence/skill.entity';
+import { ConfigurationView, isPrivacyLevel, PrivacyLevel } from '../core/configuration';
+import { ConfigurationEntity } from './configuration.entity';
+import { TaskEntity } from './task.entity';
+
+/** The columns an upsert writes; the identifier is the key. */
+export interface ConfigurationWrite {
+  readonly identifier: string;
+  readonly name: string;
+  readonly provider: string;
+  readonly model: string;
+  readonly providerOptions: Record<string, unknown>;
+  readonly systemPrompt: string;
+  readonly isActive: boolean;
+  readonly requireSecondApprover: boolean;
+  readonly maxIterations: number;
+  readonly privacyLevel: PrivacyLevel;
+  readonly allowedGroupIds: readonly number[];
+}
+
+/** A Task row with its group mappings (skills and configuration are read separately). */
+export interface TaskRow {
+  readonly id: number;
+  readonly identifier: string;
+  readonly name: string;
+  readonly priority: number;
+  readonly configurationId: number;
+  readonly groupIds: number[];
+}
+
+export interface TaskWrite {
+  readonly identifier: string;
+  readonly name: string;
+  readonly configurationId: number;
+  readonly priority: number;
+}
+
+/** A configuration row without its skills (the service joins those in). */
+export type ConfigurationRow = Omit<ConfigurationView, 'skills'>;
+
+export function toConfigurationRow(e: ConfigurationEntity): ConfigurationRow {
+  return {
+    id: e.id,
+    identifier: e.identifier,
+    name: e.name,
+    provider: e.provider,
+    model: e.model,
+    providerOptions: e.providerOptions,
+    systemPrompt: e.systemPrompt,
+    isActive: e.isActive,
+    requireSecondApprover: e.requireSecondApprover,
+    maxIterations: e.maxIterations,
+    // why: the column is free text; anything unexpected is treated as the default level.
+    privacyLevel: isPrivacyLevel(e.privacyLevel) ? e.privacyLevel : 'METADATA',
+    allowedGroupIds: e.allowedGroupIds,
+    deletedAt: e.deletedAt,
+  };
+}
+
+@Injectable()
+export class ConfigurationsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  get manager(): EntityManager {
+    return this.dataSource.manager;
+  }
+
+  async findById(id: number, manager: EntityManager = this.manager): Promise<ConfigurationRow | null> {
+    const e = await manager.findOne(ConfigurationEntity, { where: { id } });
+    return e ? toConfigurationRow(e) : null;
+  }
+
+  async findByIds(
+    ids: readonly number[],
+    manager: EntityManager = this.manager,
+  ): Promise<ConfigurationRow[]> {
+    if (ids.length === 0) return [];
+    const rows = await manager.find(ConfigurationEntity, { where: { id: In([...ids]) } });
+    return rows.map(toConfigurationRow);
+  }
+
+  /** Every configuration not deleted, by id. */
+  async listActive(manager: EntityManager = this.manager): Promise<ConfigurationRow[]> {
+    const rows = await manager.find(ConfigurationEntity, {
+      where: { deletedAt: IsNull() },
+      order: { id: 'ASC' },
+    });
+    return rows.map(toConfigurationRow);
+  }
+
+  async findByIdentifier(
+    identifier: string,
+    manager: EntityManager = this.manager,
+  ): Promise<ConfigurationRow | null> {
+    const e = await manager.findOne(ConfigurationEntity, { where: { identifier } });
+    return e ? toConfigurationRow(e) : null;
+  }
+
+  /**
+   * Inserts or updates by identifier in one statement, so two concurrent upserts of the same
+   * identifier cannot both insert. An upsert of a deleted configuration brings it back.
+   */
+  async upsert(c: ConfigurationWrite, manager: EntityManager): Promise<number> {
+    const rows: Array<{ id: number }> = await manager.query(
+      `INSERT INTO configuration (identifier, name, provider, model, provider_options, system_prompt, is_active,
+         require_second_approver, max_iterations, privacy_level, allowed_group_ids)
+       VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10, $11::int[])
+       ON CONFLICT (identifier) DO UPDATE SET name = EXCLUDED.name, provider = EXCLUDED.provider,
+         model = EXCLUDED.model, provider_options = EXCLUDED.provider_options,
+         system_prompt = EXCLUDED.system_prompt, is_active = EXCLUDED.is_active,
+         require_second_approver = EXCLUDED.require_second_approver,
+         max_iterations = EXCLUDED.max_iterations, privacy_level = EXCLUDED.privacy_level,
+         allowed_group_ids = EXCLUDED.allowed_group_ids, deleted_at = NULL, updated_at = now()
+       RETURNING id`,
+      [
+        c.identifier,
+        c.name,
+        c.provider,
+        c.model,
+        JSON.stringify(c.providerOptions),
+        c.systemPrompt,
+        c.isActive,
+        c.requireSecondApprover,
+        c.maxIterations,
+        c.privacyLevel,
+        [...c.allowedGroupIds],
+      ],
+    );
+    return idOf(rows, 'configuration');
+  }
+
+  /** Replaces the skills attached to a configuration. */
+  async setConfigurationSkills(configurationId: number, skillIds: readonly number[], manager: EntityManager) {
+    await manager.query('DELETE FROM configuration_skill WHERE configuration_id = $1', [configurationId]);
+    if (skillIds.length === 0) return;
+    await manager.query(
+      'INSERT INTO configuration_skill (configuration_id, skill_id) SELECT $1, unnest($2::int[])',
+      [configurationId, [...skillIds]],
+    );
+  }
+
+  /** The ids among these that name existing groups. */
+  async existingGroupIds(ids: readonly number[], manager: EntityManager = this.manager): Promise<number[]> {
+    if (ids.length === 0) return [];
+    const rows = await manager.find(GroupEntity, { select: { id: true }, where: { id: In([...ids]) } });
+    return rows.map((g) => g.id);
+  }
+
+  /** The skills with these identifiers that exist: identifier to id. */
+  async skillIdsByIdentifier(
+    identifiers: readonly string[],
+    manager: EntityManager,
+  ): Promise<Map<string, number>> {
+    if (identifiers.length === 0) return new Map();
+    const rows = await manager.find(SkillEntity, {
+      select: { id: true, identifier: true },
+      where: { identifier: In([...identifiers]) },
+    });
+    return new Map(rows.map((s) => [s.identifier, s.id]));
+  }
+
+  /** Every Task with its mapped groups, by id. */
+  async listTasks(manager: EntityManager = this.manager): Promise<TaskRow[]> {
+    const rows = await manager.find(TaskEntity, { relations: { groups: true }, order: { id: 'ASC' } });
+    return rows.map(toTaskRow);
+  }
+
+  async findTaskById(id: number, manager: EntityManager = this.manager): Promise<TaskRow | null> {
+    const e = await manager.findOne(TaskEntity, { where: { id }, relations: { groups: true } });
+    return e ? toTaskRow(e) : null;
+  }
+
+  async upsertTask(t: TaskWrite, manager: EntityManager): Promise<number> {
+    const rows: Array<{ id: number }> = await manager.query(
+      `INSERT INTO task (identifier, name, configuration_id, priority) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (identifier) DO UPDATE SET name = EXCLUDED.name,
+         configuration_id = EXCLUDED.configuration_id, priority = EXCLUDED.priority
+       RETURNING id`,
+      [t.identifier, t.name, t.configurationId, t.priority],
+    );
+    return idOf(rows, 'task');
+  }
+
+  /** Replaces a Task's skills and group mappings. */
+  async setTaskLinks(
+    taskId: number,
+    skillIds: readonly number[],
+    groupIds: readonly number[],
+    manager: EntityManager,
+  ) {
+    await manager.query('DELETE FROM task_skill WHERE task_id = $1', [taskId]);
+    await manager.query('DELETE FROM task_group WHERE task_id = $1', [taskId]);
+    if (skillIds.length > 0) {
+      await manager.query('INSERT INTO task_skill (task_id, skill_id) SELECT $1, unnest($2::int[])', [
+        taskId,
+        [...skillIds],
+      ]);
+    }
+    if (groupIds.length > 0) {
+      await manager.query('INSERT INTO task_group (task_id, group_id) SELECT $1, unnest($2::int[])', [
+        taskId,
+        [...groupIds],
+      ]);
+    }
+  }
+}
+
+function toTaskRow(e: TaskEntity): TaskRow {
+  return {
+    id: e.id,
+    identifier: e.identifier,
+    name: e.name,
+    priority: e.priority,
+    configurationId: e.configurationId,
+    groupIds: (e.groups ?? []).map((g) => g.id).sort((a, b) => a - b),
+  };
+}
+
+function idOf(rows: Array<{ id: number }>, what: string): number {
+  const id = rows[0]?.id;
+  if (id === undefined) throw new Error(`${what} upsert returned no id`);
+  return Number(id);
+}

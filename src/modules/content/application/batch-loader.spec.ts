@@ -1,0 +1,37 @@
+import { BatchLoader } from './batch-loader';
+
+describe('BatchLoader', () => {
+  it('answers the loads of one tick with one call and caches each key', async () => {
+    const calls: number[][] = [];
+    const loader = new BatchLoader<number, string>(
+      String,
+      (keys) => {
+        calls.push(keys);
+        return Promise.resolve(new Map(keys.filter((k) => k !== 3).map((k) => [String(k), `v${k}`])));
+      },
+      'missing',
+    );
+    const first = await Promise.all([loader.load(1), loader.load(2), loader.load(1), loader.load(3)]);
+    expect(first).toEqual(['v1', 'v2', 'v1', 'missing']);
+    expect(calls).toEqual([[1, 2, 3]]);
+    expect(await loader.load(2)).toBe('v2');
+    expect(calls).toHaveLength(1);
+    expect(await loader.load(4)).toBe('v4');
+    expect(calls).toEqual([[1, 2, 3], [4]]);
+  });
+
+  it('rejects every load of a failed batch and retries those keys later', async () => {
+    let fail = true;
+    const loader = new BatchLoader<number, number>(
+      String,
+      (keys) =>
+        fail
+          ? Promise.reject(new Error('down'))
+          : Promise.resolve(new Map(keys.map((k) => [String(k), k * 2]))),
+      0,
+    );
+    await expect(Promise.all([loader.load(1), loader.load(2)])).rejects.toThrow('down');
+    fail = false;
+    expect(await loader.load(1)).toBe(2);
+  });
+});

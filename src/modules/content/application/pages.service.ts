@@ -1,0 +1,265 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { TransactionRunner } from '../../../platform/database/transaction-runner';
+import { badInput } from '../../../shared/refusal';
+import {
+  ContentUser,
+  mayEditLanguage,
+  mayEditPage,
+  mayShowPage,
+  pageLanguageIds,
+  showableRoots,
+} from '../core/content-access.policy';
+import { languageNotAccessible, pageNotAccessible } from '../core/content.refusals';
+import { LIVE_WORKSPACE, PageSearchHit, PageTextView, PageView } from '../core/content.types';
+import {
+  applyPageTextChanges,
+  EMPTY_PAGE_TEXT,
+  PageTextChange,
+  pageTextChanges,
+  PageTextFields,
+  PageTextPatch,
+  previewLines,
+} from '../core/page-text-changes';
+import { ContentRepository } from '../persistence/content.repository';
+
+/** A change of one page's text in one language and workspace, on behalf of a user. */
+export interface PageTextUpdate extends PageTextPatch {
+  readonly pageId: number;
+  readonly languageId: number;
+  /** 0 = live; any other workspace gets its own copy of the live text on the first write. */
+  readonly workspaceId: number;
+}
+
+/** What a text update did (or, from `planTextUpdate`, would do). */
+export interface PageTextUpdateResult {
+  readonly page: PageView;
+  readonly languageId: number;
+  readonly workspaceId: number;
+  /** The fields that changed, in field order; empty when the update changed nothing. */
+  readonly changes: readonly PageTextChange[];
+  /** One line per change: `field: "old" → "new"`. */
+  readonly preview: readonly string[];
+  /** True when this update created the text row of the workspace. */
+  readonly created: boolean;
+  /** The text after the update (unchanged text where nothing changed). */
+  readonly text: PageTextFields;
+}
+
+/** A page read for a user: the page, its text in one language and workspace, its languages. */
+export interface PageRead {
+  readonly page: PageView;
+  readonly text: PageTextView | null;
+  readonly languageIds: readonly number[];
+}
+
+export const SEARCH_MAX_LIMIT = 50;
+const SEARCH_MAX_QUERY = 200;
+
+function checkLanguageAndWorkspace(languageId: number, workspaceId: number): void {
+  if (!Number.isInteger(languageId) || languageId < 0 || languageId > 2_147_483_647) {
+    throw badInput('languageId must be a non-negative integer', { field: 'languageId' });
+  }
+  if (!Number.isInteger(workspaceId) || workspaceId < 0 || workspaceId > 2_147_483_647) {
+    throw badInput('workspaceId must be a non-negative integer', { field: 'workspaceId' });
+  }
+}
+
+/** `%`, `_` and `\` stand for themselves in a search. */
+const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * Pages and their texts for other modules: the agent tools (pages_read, pages_search,
+ * pages_update run as the run's owner), runs and conversations. Methods take the user whose
+ * rights apply explicitly (an `AuthUser` fits) and an optional manager to run inside the
+ * caller's transaction.
+ */
+@Injectable()
+export class PagesService {
+  constructor(
+    private readonly repository: ContentRepository,
+    private readonly transactions: TransactionRunner,
+  ) {}
+
+  /** The page, or null where it does not exist or the user may not show it (alike). */
+  async getPageForUser(user: ContentUser, pageId: number, manager?: EntityManager): Promise<PageView | null> {
+    const page = await this.repository.findPage(pageId, manager);
+    return page && mayShowPage(user, page) ? page : null;
+  }
+
+  /** The page the user may show; refuses PAGE_NOT_ACCESSIBLE (unknown and hidden alike). */
+  async requireShowablePage(user: ContentUser, pageId: number, manager?: EntityManager): Promise<PageView> {
+    const page = await this.getPageForUser(user, pageId, manager);
+    if (!page) throw pageNotAccessible(pageId);
+    return page;
+  }
+
+  /**
+   * The page a run without a subject is about: the root page of the first site (the demo's
+   * "Home"); null where there is no site. No permission check: tools check the owner's.
+   */
+  async defaultPageId(manager?: EntityManager): Promise<number | null> {
+    return this.repository.firstRootPageId(manager);
+  }
+
+  /** The page's languages: its site's language ids, or `[0]` for a page outside every site. */
+  async siteLanguageIds(page: PageView, manager?: EntityManager): Promise<number[]> {
+    if (page.siteId === null) return pageLanguageIds(page, []);
+    const languages = await this.repository.siteLanguages([page.siteId], manager);
+    return pageLanguageIds(
+      page,
+      languages.map((l) => l.languageId),
+    );
+  }
+
+  /**
+   * The page's text in one language and workspace; a workspace without its own row falls back
+   * to the live text (the result's `workspaceId` says which row answered). Null where the page
+   * has no text in that language. No permission check: the caller has checked the page.
+   */
+  async readText(
+    pageId: number,
+    languageId: number,
+    workspaceId: number = LIVE_WORKSPACE,
+    manager?: EntityManager,
+  ): Promise<PageTextView | null> {
+    const workspaces = workspaceId === LIVE_WORKSPACE ? [LIVE_WORKSPACE] : [workspaceId, LIVE_WORKSPACE];
+    const rows = await this.repository.findTexts([pageId], languageId, workspaces, manager);
+    return (
+      rows.find((r) => r.workspaceId === workspaceId) ??
+      rows.find((r) => r.workspaceId === LIVE_WORKSPACE) ??
+      null
+    );
+  }
+
+  /**
+   * What `pages_read` needs: the page (PAGE_NOT_ACCESSIBLE unless the user may show it), its
+   * text in the language and workspace (live fallback; null where there is none) and its
+   * languages. BAD_USER_INPUT for a negative language or workspace.
+   */
+  async readPageForUser(
+    user: ContentUser,
+    pageId: number,
+    languageId = 0,
+    workspaceId: number = LIVE_WORKSPACE,
+    manager?: EntityManager,
+  ): Promise<PageRead> {
+    checkLanguageAndWorkspace(languageId, workspaceId);
+    const page = await this.requireShowablePage(user, pageId, manager);
+    const [text, languageIds] = await Promise.all([
+      this.readText(pageId, languageId, workspaceId, manager),
+      this.siteLanguageIds(page, manager),
+    ]);
+    return { page, text, languageIds };
+  }
+
+  /**
+   * Pages the user may show whose live title or body contains `query` (case-insensitive;
+   * `%` and `_` match themselves), one hit per page, by page id, at most `limit` (1..50).
+   * BAD_USER_INPUT for a blank query or one over 200 characters.
+   */
+  async search(
+    user: ContentUser,
+    query: string,
+    limit = 10,
+    manager?: EntityManager,
+  ): Promise<PageSearchHit[]> {
+    const text = typeof query === 'string' ? query.trim() : '';
+    if (text === '') throw badInput('query must not be blank', { field: 'query' });
+    if (text.length > SEARCH_MAX_QUERY) {
+      throw badInput(`query is longer than ${SEARCH_MAX_QUERY} characters`, { field: 'query' });
+    }
+    const bounded = Math.min(Math.max(Math.trunc(limit) || 1, 1), SEARCH_MAX_LIMIT);
+    const hits = await this.repository.searchLive(
+      `%${escapeLike(text)}%`,
+      showableRoots(user),
+      bounded,
+      manager,
+    );
+    return hits;
+  }
+
+  /**
+   * Checks the user's rights to write the text and computes the changes without writing.
+   * Refusals (all before any write): BAD_USER_INPUT (ids, field types and limits),
+   * PAGE_NOT_ACCESSIBLE (unknown or hidden page; a page the user may not edit),
+   * LANGUAGE_NOT_ACCESSIBLE (not a language of the page's site, or not one the user may edit).
+   */
+  async planTextUpdate(
+    user: ContentUser,
+    input: PageTextUpdate,
+    manager?: EntityManager,
+  ): Promise<PageTextUpdateResult> {
+    checkLanguageAndWorkspace(input.languageId, input.workspaceId);
+    const page = await this.requireShowablePage(user, input.pageId, manager);
+    if (!mayEditPage(user, page)) throw pageNotAccessible(page.id, 'edit');
+    const languageIds = await this.siteLanguageIds(page, manager);
+    if (!mayEditLanguage(user, page, input.languageId, languageIds)) {
+      throw languageNotAccessible(page.id, input.languageId);
+    }
+    const current =
+      (await this.readText(page.id, input.languageId, input.workspaceId, manager)) ?? EMPTY_PAGE_TEXT;
+    const changes = pageTextChanges(current, input);
+    return this.result(page, input, changes, false, current);
+  }
+
+  /** The preview lines of an update (`field: "old" → "new"`, changed fields only); refuses as `updateText`. */
+  async preview(user: ContentUser, input: PageTextUpdate, manager?: EntityManager): Promise<string[]> {
+    return [...(await this.planTextUpdate(user, input, manager)).preview];
+  }
+
+  /**
+   * Writes the changed fields into the given workspace as `user` (page and language rights,
+   * see `planTextUpdate` for the refusals, all before any write). A workspace without its own
+   * row first gets a copy of the live text, so live stays untouched. An update that changes
+   * nothing writes nothing. Runs in the caller's transaction where a manager is given.
+   */
+  async updateText(
+    user: ContentUser,
+    input: PageTextUpdate,
+    manager?: EntityManager,
+  ): Promise<PageTextUpdateResult> {
+    if (manager) return this.updateTextIn(user, input, manager);
+    return this.transactions.run((tx) => this.updateTextIn(user, input, tx.manager));
+  }
+
+  private async updateTextIn(
+    user: ContentUser,
+    input: PageTextUpdate,
+    manager: EntityManager,
+  ): Promise<PageTextUpdateResult> {
+    const plan = await this.planTextUpdate(user, input, manager);
+    if (plan.changes.length === 0) return plan;
+    const { pageId, languageId, workspaceId } = input;
+    const created = await this.repository.ensureText(pageId, languageId, workspaceId, manager);
+    // why: the diff is recomputed against the locked row, so a concurrent update between the
+    // plan and the write is neither lost in the result nor overwritten field by field.
+    const locked = await this.repository.findText(pageId, languageId, workspaceId, { lock: true }, manager);
+    if (!locked)
+      throw new Error(`page_text ${pageId}/${languageId}/${workspaceId} vanished inside the transaction`);
+    const changes = pageTextChanges(locked, input);
+    const updated = await this.repository.updateTextFields(pageId, languageId, workspaceId, changes, manager);
+    if (changes.length > 0 && updated !== 1)
+      throw new Error(`page_text update changed ${updated} rows, expected 1`);
+    return this.result(plan.page, input, changes, created, applyPageTextChanges(locked, changes));
+  }
+
+  private result(
+    page: PageView,
+    input: PageTextUpdate,
+    changes: readonly PageTextChange[],
+    created: boolean,
+    text: PageTextFields,
+  ): PageTextUpdateResult {
+    const { title, body, seoTitle, seoDescription } = text;
+    return {
+      page,
+      languageId: input.languageId,
+      workspaceId: input.workspaceId,
+      changes,
+      preview: previewLines(changes),
+      created,
+      text: { title, body, seoTitle, seoDescription },
+    };
+  }
+}

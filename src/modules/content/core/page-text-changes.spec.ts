@@ -1,0 +1,60 @@
+import { Refusal } from '../../../shared/refusal';
+import {
+  applyPageTextChanges,
+  pageTextChanges,
+  PageTextFields,
+  previewLines,
+  previewValue,
+} from './page-text-changes';
+
+const current: PageTextFields = {
+  title: 'Home',
+  body: 'Welcome.',
+  seoTitle: 'Demo: home',
+  seoDescription: null,
+};
+
+describe('page text changes', () => {
+  it('lists only the fields that change, in field order', () => {
+    const changes = pageTextChanges(current, { seoDescription: 'New', title: 'Home', seoTitle: null });
+    expect(changes).toEqual([
+      { field: 'seoTitle', from: 'Demo: home', to: null },
+      { field: 'seoDescription', from: null, to: 'New' },
+    ]);
+    expect(previewLines(changes)).toEqual([
+      'seoTitle: "Demo: home" → (none)',
+      'seoDescription: (none) → "New"',
+    ]);
+    expect(applyPageTextChanges(current, changes)).toEqual({
+      ...current,
+      seoTitle: null,
+      seoDescription: 'New',
+    });
+  });
+
+  it.each([
+    [{ title: '' }, 'title'],
+    [{ title: null }, 'title'],
+    [{ body: null }, 'body'],
+    [{ seoTitle: 5 }, 'seoTitle'],
+    [{ title: 'x'.repeat(501) }, 'title'],
+    [{ seoDescription: 'x'.repeat(5001) }, 'seoDescription'],
+  ])('refuses %j with BAD_USER_INPUT', (patch, field) => {
+    let refusal: unknown;
+    try {
+      pageTextChanges(current, patch as never);
+    } catch (e) {
+      refusal = e;
+    }
+    expect(refusal).toBeInstanceOf(Refusal);
+    expect(refusal).toMatchObject({ code: 'BAD_USER_INPUT', details: { field } });
+  });
+
+  it('cuts long values but keeps them apart by length and hash', () => {
+    const a = `${'a'.repeat(300)}1`;
+    const b = `${'a'.repeat(300)}2`;
+    expect(previewValue(a)).toMatch(/^"a{120}…" \(301 chars, #[0-9a-f]{8}\)$/);
+    expect(previewValue(a)).not.toBe(previewValue(b));
+    expect(previewValue('line\nbreak')).toBe('"line\\nbreak"');
+  });
+});

@@ -1,0 +1,102 @@
+import { createHash } from 'node:crypto';
+import { badInput } from '../../../shared/refusal';
+
+/** The editable fields of a page's text in one language and workspace. */
+export interface PageTextFields {
+  readonly title: string;
+  readonly body: string;
+  readonly seoTitle: string | null;
+  readonly seoDescription: string | null;
+}
+
+export type PageTextField = keyof PageTextFields;
+
+/** The order in which changes and preview lines are listed. */
+export const PAGE_TEXT_FIELDS: readonly PageTextField[] = ['title', 'body', 'seoTitle', 'seoDescription'];
+
+/**
+ * A requested change of a page text. An absent (undefined) field stays as it is; `null`
+ * clears an SEO field.
+ */
+export interface PageTextPatch {
+  readonly title?: string;
+  readonly body?: string;
+  readonly seoTitle?: string | null;
+  readonly seoDescription?: string | null;
+}
+
+/** One field that a patch changes: its value before and after. */
+export interface PageTextChange {
+  readonly field: PageTextField;
+  readonly from: string | null;
+  readonly to: string | null;
+}
+
+/** Longest value each field takes (title and SEO title are varchar(500) columns). */
+export const PAGE_TEXT_LIMITS: Readonly<Record<PageTextField, number>> = {
+  title: 500,
+  body: 200_000,
+  seoTitle: 500,
+  seoDescription: 5_000,
+};
+
+/** The text a page gets in a language where it has none yet. */
+export const EMPTY_PAGE_TEXT: PageTextFields = { title: '', body: '', seoTitle: null, seoDescription: null };
+
+function checkField(field: PageTextField, value: unknown): void {
+  if (value === undefined) return;
+  const nullable = field === 'seoTitle' || field === 'seoDescription';
+  if (value === null && nullable) return;
+  if (typeof value !== 'string') throw badInput(`${field} must be a string`, { field });
+  if (value.length > PAGE_TEXT_LIMITS[field]) {
+    throw badInput(`${field} is longer than ${PAGE_TEXT_LIMITS[field]} characters`, { field });
+  }
+  if (field === 'title' && value.trim() === '') throw badInput('title must not be blank', { field });
+}
+
+/**
+ * The fields a patch really changes against the current text, in {@link PAGE_TEXT_FIELDS}
+ * order; fields given with their current value are no change. Refuses (BAD_USER_INPUT) a
+ * value of the wrong type, a blank title and a value over its limit. Values arrive from
+ * model-written tool arguments, so their types are checked here rather than trusted.
+ */
+export function pageTextChanges(current: PageTextFields, patch: PageTextPatch): PageTextChange[] {
+  const changes: PageTextChange[] = [];
+  for (const field of PAGE_TEXT_FIELDS) {
+    const next: unknown = patch[field];
+    checkField(field, next);
+    if (next === undefined || next === current[field]) continue;
+    changes.push({ field, from: current[field], to: next as string | null });
+  }
+  return changes;
+}
+
+/** The text after the changes are applied. */
+export function applyPageTextChanges(
+  current: PageTextFields,
+  changes: readonly PageTextChange[],
+): PageTextFields {
+  const next: Record<PageTextField, string | null> = { ...current };
+  for (const c of changes) next[c.field] = c.to;
+  return next as unknown as PageTextFields;
+}
+
+const SHOWN_CHARS = 120;
+const LONG_VALUE = 160;
+
+/**
+ * A value as a preview shows it: quoted (JSON), `(none)` for null. A long value is cut, but
+ * keeps its length and a short hash, so two different long values never render the same
+ * (a preview that is recomputed at resume must differ when the page changed meanwhile).
+ */
+export function previewValue(value: string | null): string {
+  if (value === null) return '(none)';
+  if (value.length <= LONG_VALUE) return JSON.stringify(value);
+  const hash = createHash('sha256').update(value).digest('hex').slice(0, 8);
+  return `${JSON.stringify(`${value.slice(0, SHOWN_CHARS)}…`)} (${value.length} chars, #${hash})`;
+}
+
+/** One human-readable line per changed field: `field: old → new` (design/10-runs.md). */
+export function previewLines(changes: readonly PageTextChange[]): string[] {
+  return changes.map((c) => `${c.field}: ${previewValue(c.from)} → ${previewValue(c.to)}`);
+}

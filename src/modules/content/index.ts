@@ -1,0 +1,28 @@
+export { ContentModule } from './content.module';
+export { PagesService } from './application/pages.service';
+export type { PageRead, PageTextUpdate, PageTextUpdateResult } from './application/pages.service';
+export {
+  editableLanguageIds,
+  editableLanguages,
+  editableRoots,
+  inSubtreeOf,
+  LANGUAGES_OUTSIDE_SITES,
+  mayEditLanguage,
+  mayEditPage,
+  mayEditPageText,
+  mayShowPage,
+  pageLanguageIds,
+  showableRoots,
+} from './core/content-access.policy';
+export type { ContentGroupPermissions, ContentUser, PageAccessRef } from './core/content-access.policy';
+export { languageNotAccessible, pageNotAccessible } from './core/content.refusals';
+export { LIVE_WORKSPACE } from './core/content.types';
+export type { PageSearchHit, PageTextView, PageView, SiteLanguageView, SiteView } from './core/content.types';
+export {
+  PAGE_TEXT_FIELDS,
+  PAGE_TEXT_LIMITS,
+  pageTextChanges,
+  previewLines,
+  previewValue,
+} from './core/page-text-changes';
+export type { PageTextChange, PageTextField, PageTextFields, PageTextPatch } from './core/page-text-changes';

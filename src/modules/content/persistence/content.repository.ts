@@ -1,0 +1,248 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager, In } from 'typeorm';
+import { PageSearchHit, PageTextView, PageView, SiteLanguageView, SiteView } from '../core/content.types';
+import { EMPTY_PAGE_TEXT, PageTextChange } from '../core/page-text-changes';
+import { PageTextEntity } from './page-text.entity';
+import { PageEntity } from './page.entity';
+import { SiteLanguageEntity } from './site-language.entity';
+import { SiteEntity } from './site.entity';
+
+/** Subtree roots for a permission filter in SQL; `'all'` means no filter (admins). */
+export type RootsFilter = 'all' | readonly number[];
+
+const COLUMN_OF: Readonly<Record<PageTextChange['field'], string>> = {
+  title: 'title',
+  body: 'body',
+  seoTitle: 'seo_title',
+  seoDescription: 'seo_description',
+};
+
+interface PageRow {
+  id: number;
+  parent_id: number | null;
+  site_id: number | null;
+  slug: string;
+  sorting: number;
+  rootline: number[];
+}
+
+export function toPageView(p: PageEntity | PageRow): PageView {
+  const row = p as Partial<PageEntity> & Partial<PageRow>;
+  return {
+    id: Number(row.id),
+    parentId: row.parentId ?? row.parent_id ?? null,
+    siteId: row.siteId ?? row.site_id ?? null,
+    slug: row.slug ?? '',
+    sorting: row.sorting ?? 0,
+    rootline: (row.rootline ?? []).map(Number),
+  };
+}
+
+function toTextView(t: PageTextEntity): PageTextView {
+  return {
+    pageId: t.pageId,
+    languageId: t.languageId,
+    workspaceId: t.workspaceId,
+    title: t.title,
+    body: t.body,
+    seoTitle: t.seoTitle,
+    seoDescription: t.seoDescription,
+  };
+}
+
+/** Reads and writes sites, pages and page texts. Every method runs on the given manager. */
+@Injectable()
+export class ContentRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  private m(manager?: EntityManager): EntityManager {
+    return manager ?? this.dataSource.manager;
+  }
+
+  async findPages(ids: readonly number[], manager?: EntityManager): Promise<PageView[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.m(manager).find(PageEntity, { where: { id: In([...ids]) } });
+    return rows.map(toPageView);
+  }
+
+  async findPage(id: number, manager?: EntityManager): Promise<PageView | null> {
+    return (await this.findPages([id], manager))[0] ?? null;
+  }
+
+  /** The children of the given pages, in tree order (sorting, then id). */
+  async childrenOf(parentIds: readonly number[], manager?: EntityManager): Promise<PageView[]> {
+    if (parentIds.length === 0) return [];
+    const rows = await this.m(manager).find(PageEntity, {
+      where: { parentId: In([...parentIds]) },
+      order: { sorting: 'ASC', id: 'ASC' },
+    });
+    return rows.map(toPageView);
+  }
+
+  /** The root page of the first site (lowest site id): where a run without a subject starts. */
+  async firstRootPageId(manager?: EntityManager): Promise<number | null> {
+    const rows: Array<{ id: number }> = await this.m(manager).query(
+      'SELECT id FROM page WHERE parent_id IS NULL AND site_id IS NOT NULL ORDER BY site_id, id LIMIT 1',
+    );
+    return rows[0] ? Number(rows[0].id) : null;
+  }
+
+  /** The site's shallowest page within the roots (the root page itself for 'all'). */
+  async topmostPage(siteId: number, roots: RootsFilter, manager?: EntityManager): Promise<PageView | null> {
+    const rows: PageRow[] = await this.m(manager).query(
+      `SELECT id, parent_id, site_id, slug, sorting, rootline FROM page
+        WHERE site_id = $1 AND ($2::boolean OR rootline && $3::int[] OR id = ANY($3::int[]))
+        ORDER BY cardinality(rootline), sorting, id LIMIT 1`,
+      [siteId, roots === 'all', roots === 'all' ? [] : roots],
+    );
+    return rows[0] ? toPageView(rows[0]) : null;
+  }
+
+  /** Sites by id; all sites for 'all'. Ordered by name. */
+  async findSites(ids: readonly number[] | 'all', manager?: EntityManager): Promise<SiteView[]> {
+    if (ids !== 'all' && ids.length === 0) return [];
+    const rows = await this.m(manager).find(SiteEntity, {
+      where: ids === 'all' ? {} : { id: In([...ids]) },
+      order: { name: 'ASC', id: 'ASC' },
+    });
+    return rows.map((s) => ({ id: s.id, name: s.name }));
+  }
+
+  /** Ids of the sites holding at least one page within the roots. */
+  async siteIdsWithPagesIn(roots: readonly number[], manager?: EntityManager): Promise<number[]> {
+    if (roots.length === 0) return [];
+    const rows: Array<{ site_id: number }> = await this.m(manager).query(
+      'SELECT DISTINCT site_id FROM page WHERE site_id IS NOT NULL AND (rootline && $1::int[] OR id = ANY($1::int[]))',
+      [roots],
+    );
+    return rows.map((r) => Number(r.site_id));
+  }
+
+  /** The languages of the given sites, by site then language id. */
+  async siteLanguages(siteIds: readonly number[], manager?: EntityManager): Promise<SiteLanguageView[]> {
+    if (siteIds.length === 0) return [];
+    const rows = await this.m(manager).find(SiteLanguageEntity, {
+      where: { siteId: In([...siteIds]) },
+      order: { siteId: 'ASC', languageId: 'ASC' },
+    });
+    return rows.map((l) => ({
+      siteId: l.siteId,
+      languageId: l.languageId,
+      isoCode: l.isoCode,
+      title: l.title,
+    }));
+  }
+
+  /** The texts of the pages in one language, in the given workspaces. */
+  async findTexts(
+    pageIds: readonly number[],
+    languageId: number,
+    workspaceIds: readonly number[],
+    manager?: EntityManager,
+  ): Promise<PageTextView[]> {
+    if (pageIds.length === 0) return [];
+    const rows = await this.m(manager).find(PageTextEntity, {
+      where: { pageId: In([...pageIds]), languageId, workspaceId: In([...workspaceIds]) },
+    });
+    return rows.map(toTextView);
+  }
+
+  /** One text row; `lock` takes a row lock (FOR UPDATE) inside the caller's transaction. */
+  async findText(
+    pageId: number,
+    languageId: number,
+    workspaceId: number,
+    options: { lock?: boolean } = {},
+    manager?: EntityManager,
+  ): Promise<PageTextView | null> {
+    const row = await this.m(manager).findOne(PageTextEntity, {
+      where: { pageId, languageId, workspaceId },
+      ...(options.lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+    });
+    return row ? toTextView(row) : null;
+  }
+
+  /**
+   * Makes sure the text row of a workspace exists: a copy of the live row (workspaces other
+   * than live), else an empty text (a language without text yet). Returns whether this call
+   * created it. why: INSERT ... ON CONFLICT DO NOTHING lets two concurrent first writes
+   * agree; the loser waits for the winner's commit and then finds its row.
+   */
+  async ensureText(
+    pageId: number,
+    languageId: number,
+    workspaceId: number,
+    manager?: EntityManager,
+  ): Promise<boolean> {
+    const m = this.m(manager);
+    if (workspaceId !== 0) {
+      const copied: unknown[] = await m.query(
+        `INSERT INTO page_text (page_id, language_id, workspace_id, title, body, seo_title, seo_description, updated_at)
+         SELECT page_id, language_id, $3, title, body, seo_title, seo_description, now() FROM page_text
+          WHERE page_id = $1 AND language_id = $2 AND workspace_id = 0
+         ON CONFLICT (page_id, language_id, workspace_id) DO NOTHING RETURNING page_id`,
+        [pageId, languageId, workspaceId],
+      );
+      if (copied.length === 1) return true;
+    }
+    const empty: unknown[] = await m.query(
+      `INSERT INTO page_text (page_id, language_id, workspace_id, title, body, seo_title, seo_description, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, now())
+       ON CONFLICT (page_id, language_id, workspace_id) DO NOTHING RETURNING page_id`,
+      [pageId, languageId, workspaceId, EMPTY_PAGE_TEXT.title, EMPTY_PAGE_TEXT.body, null, null],
+    );
+    return empty.length === 1;
+  }
+
+  /** Writes the changed fields of one text row; returns how many rows changed (0 or 1). */
+  async updateTextFields(
+    pageId: number,
+    languageId: number,
+    workspaceId: number,
+    changes: readonly PageTextChange[],
+    manager?: EntityManager,
+  ): Promise<number> {
+    if (changes.length === 0) return 0;
+    const sets = changes.map((c, i) => `${COLUMN_OF[c.field]} = $${i + 4}`);
+    const result: [unknown[], number] = await this.m(manager).query(
+      `UPDATE page_text SET ${sets.join(', ')}, updated_at = now()
+        WHERE page_id = $1 AND language_id = $2 AND workspace_id = $3`,
+      [pageId, languageId, workspaceId, ...changes.map((c) => c.to)],
+    );
+    return result[1];
+  }
+
+  /**
+   * Pages within the roots whose live title or body contains the pattern (ILIKE, the caller
+   * escapes it), one hit per page with its lowest matching language, by page id.
+   */
+  async searchLive(
+    pattern: string,
+    roots: RootsFilter,
+    limit: number,
+    manager?: EntityManager,
+  ): Promise<PageSearchHit[]> {
+    const rows: Array<{
+      id: number;
+      site_id: number | null;
+      slug: string;
+      language_id: number;
+      title: string;
+    }> = await this.m(manager).query(
+      `SELECT DISTINCT ON (p.id) p.id, p.site_id, p.slug, t.language_id, t.title
+           FROM page p JOIN page_text t ON t.page_id = p.id AND t.workspace_id = 0
+          WHERE (t.title ILIKE $1 OR t.body ILIKE $1)
+            AND ($2::boolean OR p.rootline && $3::int[] OR p.id = ANY($3::int[]))
+          ORDER BY p.id, t.language_id
+          LIMIT $4`,
+      [pattern, roots === 'all', roots === 'all' ? [] : roots, limit],
+    );
+    return rows.map((r) => ({
+      pageId: Number(r.id),
+      siteId: r.site_id === null ? null : Number(r.site_id),
+      slug: r.slug,
+      languageId: Number(r.language_id),
+      title: r.title,
+    }));
+  }
+}

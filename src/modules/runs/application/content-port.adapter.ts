@@ -1,0 +1,84 @@
+import {
+  ok,
+  refused,
+  type ContentPort,
+  type PageChange,
+  type PageFields,
+  type PageLocator,
+  type PageSearchHit,
+  type PageView,
+  type PortResult,
+  type RunOwner,
+  type WrittenRecord,
+} from '../../../agent';
+import type { AuthUser } from '../../../platform/auth/auth-user';
+import { isRefusal } from '../../../shared/refusal';
+import type { PagesService } from '../../content';
+
+/**
+ * The content module as the agent's page tools see it, acting as the run's owner (loaded once
+ * per segment). A refusal of the content module (a page the owner may not show or edit) is a
+ * refused result the model reads as a tool error; anything else is a fault and propagates.
+ */
+export class OwnerContentPort implements ContentPort {
+  constructor(
+    private readonly pages: PagesService,
+    private readonly owner: AuthUser,
+  ) {}
+
+  async readPage(_owner: RunOwner, at: PageLocator): Promise<PortResult<PageView>> {
+    return this.guard(async () => {
+      const read = await this.pages.readPageForUser(this.owner, at.pageId, at.languageId, at.workspaceId);
+      const text = read.text;
+      return {
+        ...at,
+        slug: read.page.slug,
+        title: text?.title ?? null,
+        body: text?.body ?? null,
+        seoTitle: text?.seoTitle ?? null,
+        seoDescription: text?.seoDescription ?? null,
+      };
+    });
+  }
+
+  async search(_owner: RunOwner, query: string): Promise<PortResult<PageSearchHit[]>> {
+    return this.guard(async () => {
+      const hits = await this.pages.search(this.owner, query, 10);
+      return hits.map((h) => ({ pageId: h.pageId, title: h.title, slug: h.slug }));
+    });
+  }
+
+  async previewUpdate(_owner: RunOwner, change: PageChange): Promise<PortResult<PageFields>> {
+    return this.guard(async () => {
+      // why: planning an update without fields checks the owner's edit rights and reads the
+      // text the change would start from (workspace row, else live), writing nothing.
+      const { text } = await this.pages.planTextUpdate(this.owner, locator(change));
+      return {
+        title: text.title,
+        body: text.body,
+        seoTitle: text.seoTitle,
+        seoDescription: text.seoDescription,
+      };
+    });
+  }
+
+  async applyUpdate(_owner: RunOwner, change: PageChange): Promise<PortResult<WrittenRecord>> {
+    return this.guard(async () => {
+      await this.pages.updateText(this.owner, { ...locator(change), ...change.fields });
+      return { table: 'page_text', id: `${change.pageId}:${change.languageId}:${change.workspaceId}` };
+    });
+  }
+
+  private async guard<T>(work: () => Promise<T>): Promise<PortResult<T>> {
+    try {
+      return ok(await work());
+    } catch (e) {
+      if (isRefusal(e)) return refused(e.message);
+      throw e;
+    }
+  }
+}
+
+function locator(change: PageChange): { pageId: number; languageId: number; workspaceId: number } {
+  return { pageId: change.pageId, languageId: change.languageId, workspaceId: change.workspaceId };
+}

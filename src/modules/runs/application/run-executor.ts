@@ -1,0 +1,327 @@
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { hostname } from 'node:os';
+import {
+  createDefaultToolRegistry,
+  createProvider,
+  LeaseLostError,
+  resumeAgent,
+  runAgent,
+  storedAnswer,
+  type AgentPorts,
+  type Decision,
+  type RunContext,
+  type RunOutcome,
+  type Step,
+  type StepReceipt,
+} from '../../../agent';
+import type { AppConfig } from '../../../config/app-config';
+import { APP_CONFIG } from '../../../config/config.module';
+import type { AuthUser } from '../../../platform/auth/auth-user';
+import { PrincipalsService } from '../../auth';
+import type { ConfigurationView } from '../../configurations';
+import { PagesService } from '../../content';
+import type { Checkpoint } from '../core/checkpoint';
+import { Lease, RunsRepository } from '../persistence/runs.repository';
+import type { RunEntity } from '../persistence/run.entity';
+import { OwnerContentPort } from './content-port.adapter';
+import { RunEventsPublisher } from './run-events';
+import { StateVault } from './state-vault';
+
+/** One segment of a run to execute under a lease: a start, or a continuation of a decision. */
+export interface Segment {
+  readonly lease: Lease;
+  readonly run: RunEntity;
+  readonly configuration: ConfigurationView;
+  readonly checkpoint: Checkpoint;
+  /** Who decided, as the model is told, for a continuation. */
+  readonly decision?: Decision;
+  /** Told the status the segment settled in (COMPLETED, FAILED, CANCELLED or WAITING_*). */
+  readonly onSettled?: (status: string) => Promise<void>;
+}
+
+interface Live {
+  stepCount: number;
+  turn: number;
+  lastProgressAt: number;
+}
+
+const tools = createDefaultToolRegistry();
+
+/**
+ * Executes run segments in the background of this process under their lease: builds the
+ * runtime's ports (fenced step writes, pending effects, the owner's content access, events),
+ * runs or resumes the agent, and writes the outcome with one conditional UPDATE. The run
+ * goes on whether or not anyone listens; a process that lost its lease commits nothing.
+ */
+@Injectable()
+export class RunExecutor implements OnApplicationShutdown {
+  private readonly logger = new Logger(RunExecutor.name);
+  private readonly inFlight = new Map<string, { done: Promise<void>; abort: AbortController }>();
+  readonly instanceId = `api:${hostname()}:${process.pid}`;
+
+  constructor(
+    private readonly repository: RunsRepository,
+    private readonly vault: StateVault,
+    private readonly events: RunEventsPublisher,
+    private readonly pages: PagesService,
+    private readonly principals: PrincipalsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Starts a segment in the background; never throws, settles the run however it ends. */
+  launch(segment: Segment): void {
+    const abort = new AbortController();
+    const entry = { done: Promise.resolve(), abort };
+    // why: after a takeover in this same process a newer segment of the run may be in flight;
+    // a finishing segment removes only its own entry.
+    entry.done = this.execute(segment, abort.signal)
+      .catch((e: unknown) => this.logger.error({ runId: segment.run.id, err: e }, 'run segment crashed'))
+      .finally(() => {
+        if (this.inFlight.get(segment.run.id) === entry) this.inFlight.delete(segment.run.id);
+      });
+    this.inFlight.set(segment.run.id, entry);
+  }
+
+  /** How many segments execute in this process now. */
+  activeCount(): number {
+    return this.inFlight.size;
+  }
+
+  /** Stops a segment running here at its next step boundary (after a cancel). */
+  interrupt(runId: string): void {
+    this.inFlight.get(runId)?.abort.abort('cancel');
+  }
+
+  /** Resolves when the segment of a run executing in this process has ended. */
+  async settled(runId: string): Promise<void> {
+    await this.inFlight.get(runId)?.done;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    const pending = [...this.inFlight.values()];
+    const deadline = new Promise((r) => setTimeout(r, 10_000).unref());
+    await Promise.race([Promise.all(pending.map((p) => p.done)), deadline]);
+    // why: a segment stopped by the shutdown gives its run back to the queue (see finish), so
+    // another process continues it at once instead of after the lease expires.
+    for (const p of this.inFlight.values()) p.abort.abort('shutdown');
+    await Promise.all([...this.inFlight.values()].map((p) => p.done));
+  }
+
+  private async execute(segment: Segment, signal: AbortSignal): Promise<void> {
+    const { run, lease } = segment;
+    const live: Live = { stepCount: run.stepCount, turn: run.turn, lastProgressAt: Date.now() };
+    const heartbeat = setInterval(
+      () => void this.repository.renewLease(lease, this.config.runLeaseSeconds).catch(() => false),
+      Math.max(250, (this.config.runLeaseSeconds * 1000) / 3),
+    );
+    heartbeat.unref();
+    try {
+      const owner = await this.principals.load(run.ownerId);
+      if (!owner) throw new Error(`run ${run.id}: owner ${run.ownerId} is gone`);
+      const ports = this.ports(segment, owner, live, signal);
+      const outcome = await this.play(segment, owner, ports);
+      const status = await this.finish(segment, outcome, live, signal);
+      if (status) await segment.onSettled?.(status);
+    } catch (e) {
+      if (e instanceof LeaseLostError) {
+        this.logger.warn({ runId: run.id }, 'lease lost; this process stops the run here');
+        return;
+      }
+      this.logger.error({ runId: run.id, err: e }, 'run segment failed');
+      if (await this.failOnFault(segment, live)) await segment.onSettled?.('FAILED');
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  private async play(segment: Segment, owner: AuthUser, ports: AgentPorts): Promise<RunOutcome> {
+    const ctx = await this.runContext(segment, owner);
+    const cp = segment.checkpoint;
+    switch (cp.kind) {
+      case 'start':
+        return runAgent(
+          {
+            ...ctx,
+            systemPrompt: segment.configuration.systemPrompt,
+            prompt: cp.prompt,
+            messages: cp.messages,
+            skills: cp.skills,
+            processPin: cp.processPin,
+            droppedProcess: cp.droppedProcess,
+          },
+          ports,
+        );
+      case 'state':
+        if (segment.decision) return resumeAgent(ctx, cp.state, segment.decision, ports);
+        return runAgent(
+          { ...ctx, systemPrompt: segment.configuration.systemPrompt, initialState: cp.state },
+          ports,
+        );
+      case 'decided':
+        return resumeAgent(ctx, cp.state, cp.decision, ports);
+    }
+  }
+
+  private async runContext(segment: Segment, owner: AuthUser): Promise<RunContext> {
+    const { run, configuration } = segment;
+    const pageId = run.subjectPageId ?? (await this.pages.defaultPageId()) ?? 0;
+    return {
+      runId: run.id,
+      owner: { id: owner.id },
+      workspaceId: run.workspaceId,
+      subject: { pageId, languageId: run.subjectLanguageId ?? 0 },
+      maxIterations: run.maxIterations,
+      privacyLevel: configuration.privacyLevel,
+    };
+  }
+
+  private ports(segment: Segment, owner: AuthUser, live: Live, signal: AbortSignal): AgentPorts {
+    const { run, lease, configuration } = segment;
+    const leaseSeconds = this.config.runLeaseSeconds;
+    const keepAliveMs = this.config.progressKeepAliveSeconds * 1000;
+    return {
+      provider: createProvider({
+        provider: configuration.provider,
+        model: configuration.model,
+        providerOptions: configuration.providerOptions,
+        secret: (name: string) => this.config.secret(name),
+      }),
+      tools,
+      content: new OwnerContentPort(this.pages, owner),
+      signal,
+      recordStep: async (stored: Step): Promise<StepReceipt> => {
+        const sequence = await this.repository.appendStep(lease, stored, leaseSeconds);
+        if (sequence === null) throw new LeaseLostError();
+        live.stepCount = sequence;
+        return { sequence };
+      },
+      shouldStop: () => signal.aborted,
+      setPendingEffect: async (effect, checkpoint) => {
+        const marked = effect ? { callId: effect.callId, toolName: effect.toolName } : null;
+        // why: clearing the effect and storing the state after the write in one UPDATE means a
+        // requeued run continues after that write instead of repeating it.
+        const sealed = checkpoint
+          ? this.vault.seal(run.id, { v: 1, kind: 'state', state: checkpoint })
+          : undefined;
+        if (!(await this.repository.setPendingEffect(lease, marked, sealed))) throw new LeaseLostError();
+      },
+      onStep: (step: Step, receipt: StepReceipt | void) => {
+        if (!receipt) return;
+        live.lastProgressAt = Date.now();
+        const at = new Date().toISOString();
+        void this.events.step(run.id, { sequence: receipt.sequence, ...step, at }, 'RUNNING', live.turn);
+      },
+      onDelta: () => {
+        const now = Date.now();
+        if (now - live.lastProgressAt < keepAliveMs) return;
+        live.lastProgressAt = now;
+        void this.events.keepAlive(run.id, live.stepCount, live.turn);
+      },
+    };
+  }
+
+  /** Writes the outcome under the lease; the status written, or null when fenced out. */
+  private async finish(
+    segment: Segment,
+    outcome: RunOutcome,
+    live: Live,
+    signal: AbortSignal,
+  ): Promise<string | null> {
+    const { run, lease, configuration } = segment;
+    const counters = {
+      iterations: outcome.iterations,
+      promptTokens: outcome.usage.promptTokens,
+      completionTokens: outcome.usage.completionTokens,
+    };
+    const hadDecision =
+      run.hadDecision || segment.decision !== undefined || segment.checkpoint.kind === 'decided';
+    switch (outcome.kind) {
+      case 'completed': {
+        const answer = storedAnswer(configuration.privacyLevel, hadDecision, outcome.answer);
+        const written = await this.repository.settle(lease, {
+          status: 'COMPLETED',
+          reason: outcome.terminationReason,
+          truncated: outcome.truncated,
+          answer,
+          counters,
+        });
+        if (written) {
+          await this.events.settled(
+            { type: 'TERMINAL', runId: run.id, outcome: 'DONE', finalContent: outcome.answer },
+            { stepCount: live.stepCount, status: 'COMPLETED', turn: live.turn },
+          );
+        }
+        return written ? 'COMPLETED' : null;
+      }
+      case 'suspended': {
+        const status = outcome.pending.kind === 'APPROVAL' ? 'WAITING_FOR_APPROVAL' : 'WAITING_FOR_INPUT';
+        const written = await this.repository.suspend(lease, {
+          status,
+          checkpoint: this.vault.seal(run.id, { v: 1, kind: 'state', state: outcome.state }),
+          turn: outcome.pending.turn,
+          turnDigest: outcome.pending.digest,
+          counters,
+        });
+        if (written) {
+          live.turn = outcome.pending.turn;
+          await this.events.settled(
+            {
+              type: 'TERMINAL',
+              runId: run.id,
+              outcome: status === 'WAITING_FOR_APPROVAL' ? 'AWAITING_APPROVAL' : 'AWAITING_INPUT',
+              pending: outcome.pending,
+              waitingSince: new Date().toISOString(),
+            },
+            { stepCount: live.stepCount, status, turn: live.turn },
+          );
+          await this.events.inboxChanged(run.id);
+        }
+        return written ? status : null;
+      }
+      case 'failed': {
+        const written = await this.repository.settle(lease, {
+          status: 'FAILED',
+          reason: outcome.reason,
+          errorMessage: outcome.message,
+          counters,
+        });
+        if (written) {
+          await this.events.settled(
+            { type: 'TERMINAL', runId: run.id, outcome: 'ERROR', error: outcome.message },
+            { stepCount: live.stepCount, status: 'FAILED', turn: live.turn },
+          );
+        }
+        return written ? 'FAILED' : null;
+      }
+      case 'cancelled':
+        if (signal.reason === 'shutdown') {
+          await this.repository.requeue(lease);
+          return null;
+        }
+        // why: a cancel settled the run (and published) before the loop noticed it.
+        return 'CANCELLED';
+    }
+  }
+
+  /** A fault (not a provider failure): the run fails rather than staying RUNNING. */
+  private async failOnFault(segment: Segment, live: Live): Promise<boolean> {
+    const message = 'The run stopped on an internal error';
+    try {
+      const written = await this.repository.settle(segment.lease, {
+        status: 'FAILED',
+        reason: 'NOT_RETRYABLE',
+        errorMessage: message,
+      });
+      if (written) {
+        await this.events.settled(
+          { type: 'TERMINAL', runId: segment.run.id, outcome: 'ERROR', error: message },
+          { stepCount: live.stepCount, status: 'FAILED', turn: live.turn },
+        );
+      }
+      return written;
+    } catch (e) {
+      this.logger.error({ runId: segment.run.id, err: e }, 'could not fail the run; the reaper will');
+      return false;
+    }
+  }
+}

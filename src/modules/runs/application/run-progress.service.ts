@@ -1,0 +1,71 @@
+import { Injectable } from '@nestjs/common';
+import type { AuthUser } from '../../../platform/auth/auth-user';
+import { Authenticator } from '../../../platform/auth/authenticator';
+import { EventBus } from '../../../platform/pubsub/event-bus';
+import { subscriptionStream } from '../../../platform/pubsub/subscription-stream';
+import { parseUuid } from '../../../shared/ids';
+import { forbidden, notFound } from '../../../shared/refusal';
+import { mayKnowRun } from '../core/run-access.policy';
+import { isTerminal, RunStatus } from '../core/run-status';
+import { RunsRepository } from '../persistence/runs.repository';
+import { ProgressEvent, progressTopic } from './run-events';
+
+/**
+ * `runProgress`: counts only, for anyone who may read or decide the run. A snapshot first;
+ * then one PROGRESS per step (and keep-alives while an answer streams); SETTLED last, once
+ * the run stops moving. Re-authorised for every event: a revoked token or a lost grant ends
+ * the stream with FORBIDDEN instead of delivering the next event.
+ */
+@Injectable()
+export class RunProgressService {
+  constructor(
+    private readonly repository: RunsRepository,
+    private readonly bus: EventBus,
+    private readonly authenticator: Authenticator,
+  ) {}
+
+  async open(viewer: AuthUser, runId: string): Promise<AsyncIterableIterator<ProgressEvent>> {
+    const id = parseUuid(runId, 'runId');
+    const run = await this.repository.findById(id);
+    if (!run || !mayKnowRun(viewer, run)) throw notFound('Run not found');
+    let snapshot: { stepCount: number; status: string; turn: number } | null = null;
+    return subscriptionStream<ProgressEvent, ProgressEvent>({
+      subscribe: (push) => this.bus.subscribe<ProgressEvent>(progressTopic(id), push),
+      start: async (control) => {
+        const now = await this.repository.findById(id);
+        if (!now) return control.fail(notFound('Run not found'));
+        snapshot = { stepCount: now.stepCount, status: now.status, turn: now.turn };
+        const base = { runId: id, stepCount: now.stepCount, status: now.status as RunStatus, turn: now.turn };
+        control.emit({ kind: 'PROGRESS', ...base, keepAlive: false });
+        if (isTerminal(now.status)) {
+          control.emit({ kind: 'SETTLED', ...base, keepAlive: false });
+          control.end();
+        }
+      },
+      onEvent: async (event, control) => {
+        if (!(await this.stillAllowed(viewer, id)))
+          return control.fail(forbidden('Access to this run was lost'));
+        // why: events published before the snapshot was read are already in it; a SETTLED
+        // that the snapshot already shows must not end a stream opened on a waiting run.
+        if (snapshot && !newer(event, snapshot)) return;
+        snapshot = { stepCount: event.stepCount, status: event.status, turn: event.turn };
+        control.emit(event);
+        if (event.kind === 'SETTLED') control.end();
+      },
+    });
+  }
+
+  private async stillAllowed(viewer: AuthUser, runId: string): Promise<boolean> {
+    const fresh = await this.authenticator.refresh(viewer);
+    if (!fresh) return false;
+    const run = await this.repository.findById(runId);
+    return run !== null && mayKnowRun(fresh, run);
+  }
+}
+
+function newer(event: ProgressEvent, seen: { stepCount: number; status: string; turn: number }): boolean {
+  if (event.stepCount > seen.stepCount || event.turn > seen.turn) return true;
+  if (event.stepCount < seen.stepCount || event.turn < seen.turn) return false;
+  if (event.kind === 'PROGRESS' && event.keepAlive) return true;
+  return event.status !== seen.status;
+}

@@ -1,0 +1,202 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { StateUnreadableError, type PendingTurn } from '../../../agent';
+import type { AppConfig } from '../../../config/app-config';
+import { APP_CONFIG } from '../../../config/config.module';
+import { RequestContext } from '../../../platform/auth/request-context';
+import { parseSerialId, parseUuid } from '../../../shared/ids';
+import { forbidden, notFound, Refusal } from '../../../shared/refusal';
+import { clampMaxIterations, ConfigurationsService } from '../../configurations';
+import { PagesService } from '../../content';
+import { mayKnowRun, runAccess } from '../core/run-access.policy';
+import { CANCELLABLE_STATUSES, isWaiting, RunStatus } from '../core/run-status';
+import { RunsRepository } from '../persistence/runs.repository';
+import type { RunEntity } from '../persistence/run.entity';
+import { RunExecutor } from './run-executor';
+import { RunEventsPublisher } from './run-events';
+import { WorkSignal } from './work-signal';
+import { choosePath } from '../core/path-choice';
+import { StateVault } from './state-vault';
+
+export interface StartRunCommand {
+  readonly configurationId: string;
+  readonly prompt: string;
+  readonly subjectPageId?: string | null;
+  readonly subjectLanguageId?: number | null;
+  readonly maxIterations?: number | null;
+  readonly workspaceId?: number | null;
+}
+
+export interface RunListQuery {
+  readonly status?: readonly RunStatus[] | null;
+  readonly ownerId?: string | null;
+  readonly configurationId?: string | null;
+  readonly first: number;
+  readonly offset: number;
+}
+
+/** The pending turn of a waiting run as a viewer may see it. */
+export interface PendingView extends PendingTurn {
+  readonly waitingSince: Date;
+  /** False: the arguments are withheld (the viewer may decide but not read the run). */
+  readonly detailVisible: boolean;
+}
+
+/**
+ * Runs as use cases: start, read, list, cancel. Access: detail (owner, admins) and decide
+ * (plus AGENT_APPROVE holders) per run; a caller with neither gets NOT_FOUND.
+ */
+@Injectable()
+export class RunsService {
+  constructor(
+    private readonly repository: RunsRepository,
+    private readonly executor: RunExecutor,
+    private readonly vault: StateVault,
+    private readonly events: RunEventsPublisher,
+    private readonly configurations: ConfigurationsService,
+    private readonly pages: PagesService,
+    private readonly signal: WorkSignal,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * Starts a run of a configuration the viewer may use (admins: any) and returns it RUNNING at
+   * once; the run goes on in the background. Refusals, all before anything is written:
+   * BAD_USER_INPUT (malformed ids), NOT_FOUND (configuration the viewer may not use, subject
+   * page the viewer may not show), CONFIGURATION_INACTIVE.
+   */
+  async startRun(ctx: RequestContext, command: StartRunCommand): Promise<RunEntity> {
+    const user = ctx.viewer;
+    const configuration = await this.configurations.findForUse(
+      ctx,
+      parseSerialId(command.configurationId, 'configurationId'),
+    );
+    if (!configuration.isActive) {
+      throw new Refusal('CONFIGURATION_INACTIVE', 'The configuration is inactive');
+    }
+    let subjectPageId: number | null = null;
+    if (command.subjectPageId) {
+      subjectPageId = parseSerialId(command.subjectPageId, 'subjectPageId');
+      if (!(await this.pages.getPageForUser(user, subjectPageId))) throw notFound('Page not found');
+    }
+    const id = randomUUID();
+    const maxIterations = clampMaxIterations(
+      command.maxIterations ?? configuration.maxIterations,
+      this.config.maxIterationsCeiling,
+    );
+    const checkpoint = { v: 1, kind: 'start', prompt: command.prompt } as const;
+    const newRun = {
+      id,
+      configurationId: configuration.id,
+      ownerId: user.id,
+      workspaceId: command.workspaceId ?? 0,
+      subjectPageId,
+      subjectLanguageId: command.subjectLanguageId ?? null,
+      maxIterations,
+      checkpoint: this.vault.seal(id, checkpoint),
+    };
+    const live = await this.repository.countLiveWorkers(this.config.workerLivenessSeconds);
+    if (choosePath(null, this.config.decisionPath, live) === 'DURABLE') {
+      // why: with a live worker the run waits QUEUED for it (FOR UPDATE SKIP LOCKED), so no
+      // API instance carries a long run; the signal wakes a worker at once.
+      await this.repository.insertQueued(newRun);
+      await this.signal.notify();
+      return this.requireRow(id);
+    }
+    const lease = { runId: id, token: randomUUID(), claimedBy: this.executor.instanceId };
+    await this.repository.insertRunning(newRun, lease, this.config.runLeaseSeconds);
+    const run = await this.requireRow(id);
+    this.executor.launch({ lease, run, configuration, checkpoint });
+    return run;
+  }
+
+  /** The run where the viewer may read or decide it; null otherwise (no leak). */
+  async findRun(ctx: RequestContext, id: string): Promise<RunEntity | null> {
+    const run = await this.repository.findById(parseUuid(id, 'id'));
+    return run && mayKnowRun(ctx.viewer, run) ? run : null;
+  }
+
+  /** Own runs; all runs for admins. */
+  async listRuns(
+    ctx: RequestContext,
+    query: RunListQuery,
+  ): Promise<{ nodes: RunEntity[]; totalCount: number }> {
+    const user = ctx.viewer;
+    const ownerId = query.ownerId ? parseSerialId(query.ownerId, 'ownerId') : null;
+    if (!user.isAdmin && ownerId !== null && ownerId !== user.id) return { nodes: [], totalCount: 0 };
+    return this.repository.list({
+      ownerId: user.isAdmin ? ownerId : user.id,
+      configurationId: query.configurationId ? parseSerialId(query.configurationId, 'configurationId') : null,
+      statuses: query.status ?? null,
+      first: Math.min(Math.max(query.first, 0), 200),
+      offset: Math.max(query.offset, 0),
+    });
+  }
+
+  /**
+   * Cancels a run from QUEUED, RUNNING or WAITING_*: NOT_FOUND where the viewer may not know
+   * it, FORBIDDEN without detail access, RUN_NOT_WAITING where it already stopped.
+   */
+  async cancelRun(ctx: RequestContext, id: string): Promise<RunEntity> {
+    const run = await this.findRun(ctx, id);
+    if (!run) throw notFound('Run not found');
+    if (!runAccess(ctx.viewer, run).detail) throw forbidden('Only the run owner or an admin may cancel it');
+    if (!(await this.repository.cancel(run.id, CANCELLABLE_STATUSES))) {
+      throw new Refusal('RUN_NOT_WAITING', 'The run has already stopped');
+    }
+    this.executor.interrupt(run.id);
+    const cancelled = await this.requireRow(run.id);
+    await this.events.settled(
+      { type: 'TERMINAL', runId: run.id, outcome: 'CANCELLED' },
+      { stepCount: cancelled.stepCount, status: 'CANCELLED', turn: cancelled.turn },
+    );
+    await this.events.inboxChanged(run.id);
+    return cancelled;
+  }
+
+  /** Steps need detail access (FORBIDDEN otherwise). */
+  async steps(ctx: RequestContext, run: RunEntity, afterSequence: number, first: number) {
+    this.requireDetail(ctx, run);
+    const limit = Math.min(Math.max(first, 0), 500);
+    const rows = await this.repository.listSteps(run.id, Math.max(afterSequence, 0), limit + 1);
+    return { nodes: rows.slice(0, limit), hasMore: rows.length > limit };
+  }
+
+  /** The answer, where kept; detail access only. */
+  answer(ctx: RequestContext, run: RunEntity): string | null {
+    this.requireDetail(ctx, run);
+    return run.answer;
+  }
+
+  /** The pending turn of a waiting run; arguments only with detail access. */
+  pending(ctx: RequestContext, run: RunEntity): PendingView | null {
+    if (!isWaiting(run.status) || !run.checkpoint) return null;
+    let checkpoint;
+    try {
+      checkpoint = this.vault.open(run.id, run.checkpoint);
+    } catch (e) {
+      if (e instanceof StateUnreadableError) return null;
+      throw e;
+    }
+    const pending = checkpoint.kind === 'state' ? checkpoint.state.pending : null;
+    if (!pending) return null;
+    const detailVisible = runAccess(ctx.viewer, run).detail;
+    return {
+      ...pending,
+      calls: detailVisible ? pending.calls : pending.calls.map((c) => ({ ...c, arguments: null as never })),
+      waitingSince: run.waitingSince ?? run.updatedAt,
+      detailVisible,
+    };
+  }
+
+  private requireDetail(ctx: RequestContext, run: RunEntity): void {
+    if (!runAccess(ctx.viewer, run).detail)
+      throw forbidden('Only the run owner or an admin may read its detail');
+  }
+
+  private async requireRow(id: string): Promise<RunEntity> {
+    const run = await this.repository.findById(id);
+    if (!run) throw new Error(`run ${id} vanished`);
+    return run;
+  }
+}

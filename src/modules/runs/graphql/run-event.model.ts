@@ -1,0 +1,31 @@
+import { Field, ID, ObjectType, registerEnumType } from '@nestjs/graphql';
+import { PendingTurnModel, RunStepModel } from './run.model';
+
+export enum RunEventKindEnum {
+  STEP = 'STEP',
+  TERMINAL = 'TERMINAL',
+}
+registerEnumType(RunEventKindEnum, { name: 'RunEventKind' });
+
+export enum RunOutcomeEnum {
+  DONE = 'DONE',
+  AWAITING_APPROVAL = 'AWAITING_APPROVAL',
+  AWAITING_INPUT = 'AWAITING_INPUT',
+  ERROR = 'ERROR',
+  GUARDRAIL_BLOCKED = 'GUARDRAIL_BLOCKED',
+  CANCELLED = 'CANCELLED',
+}
+registerEnumType(RunOutcomeEnum, { name: 'RunOutcome' });
+
+@ObjectType('RunEvent', {
+  description: 'Full live trace for admins (the playground): every step unfiltered, then one terminal event.',
+})
+export class RunEventModel {
+  @Field(() => RunEventKindEnum) kind: RunEventKindEnum;
+  @Field(() => ID) runId: string;
+  @Field(() => RunStepModel, { nullable: true }) step: RunStepModel | null;
+  @Field(() => RunOutcomeEnum, { nullable: true }) outcome: RunOutcomeEnum | null;
+  @Field(() => String, { nullable: true }) finalContent: string | null;
+  @Field(() => PendingTurnModel, { nullable: true }) pending: PendingTurnModel | null;
+  @Field(() => String, { nullable: true }) error: string | null;
+}

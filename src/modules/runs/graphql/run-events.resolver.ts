@@ -1,0 +1,67 @@
+import { Args, ID, Int, Resolver, Subscription } from '@nestjs/graphql';
+import { Access, Allow } from '../../../platform/auth/allow.decorator';
+import { Ctx } from '../../../platform/auth/context.decorator';
+import { RequestContext } from '../../../platform/auth/request-context';
+import { TraceEvent } from '../application/run-events';
+import { RunTraceService } from '../application/run-trace.service';
+import { RunEventKindEnum, RunEventModel, RunOutcomeEnum } from './run-event.model';
+import { PauseKindEnum, StepKindEnum } from './run.model';
+
+export function toRunEventModel(event: TraceEvent): RunEventModel {
+  if (event.type === 'STEP') {
+    const s = event.step;
+    return {
+      kind: RunEventKindEnum.STEP,
+      runId: event.runId,
+      step: { ...s, kind: s.kind as StepKindEnum, at: new Date(s.at) },
+      outcome: null,
+      finalContent: null,
+      pending: null,
+      error: null,
+    };
+  }
+  const p = event.pending;
+  return {
+    kind: RunEventKindEnum.TERMINAL,
+    runId: event.runId,
+    step: null,
+    outcome: event.outcome as RunOutcomeEnum,
+    finalContent: event.finalContent ?? null,
+    error: event.error ?? null,
+    pending: p
+      ? {
+          kind: p.kind as PauseKindEnum,
+          turn: p.turn,
+          turnDigest: p.digest,
+          calls: p.calls.map((c) => ({ ...c, preview: [...c.preview] })),
+          inputRequest: p.inputRequest
+            ? {
+                toolName: p.inputRequest.toolName,
+                question: p.inputRequest.question,
+                schema: p.inputRequest.schema,
+              }
+            : null,
+          waitingSince: new Date(event.waitingSince ?? Date.now()),
+        }
+      : null,
+  };
+}
+
+@Resolver(() => RunEventModel)
+export class RunEventsResolver {
+  constructor(private readonly trace: RunTraceService) {}
+
+  @Subscription(() => RunEventModel, {
+    description:
+      'Admin only: every step of one run, live and unfiltered, after afterSequence; then TERMINAL.',
+    resolve: (event: TraceEvent) => toRunEventModel(event),
+  })
+  @Allow(Access.Admin)
+  runEvents(
+    @Ctx() ctx: RequestContext,
+    @Args('runId', { type: () => ID }) runId: string,
+    @Args('afterSequence', { type: () => Int, nullable: true, defaultValue: 0 }) afterSequence: number | null,
+  ): Promise<AsyncIterableIterator<TraceEvent>> {
+    return this.trace.open(ctx.viewer, runId, afterSequence ?? 0);
+  }
+}

@@ -1,0 +1,138 @@
+import { Args, ID, Int, Mutation, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
+import { Access, Allow } from '../../../platform/auth/allow.decorator';
+import { Ctx } from '../../../platform/auth/context.decorator';
+import { RequestContext } from '../../../platform/auth/request-context';
+import { UserModel, UsersService, toUserModel } from '../../auth';
+import { ConfigurationModel, ConfigurationsService, toConfigurationModel } from '../../configurations';
+import { RunsService } from '../application/runs.service';
+import { rowOf, toPendingModel, toRunModel, toStepModel } from './run.mapper';
+import {
+  PendingTurnModel,
+  RunConnectionModel,
+  RunFilterInput,
+  RunModel,
+  RunStepConnectionModel,
+  StartRunInput,
+  UsageModel,
+  HandBackModel,
+} from './run.model';
+import { isWaiting } from '../core/run-status';
+
+@Resolver(() => RunModel)
+export class RunsResolver {
+  constructor(
+    private readonly service: RunsService,
+    private readonly configurations: ConfigurationsService,
+    private readonly users: UsersService,
+  ) {}
+
+  @Mutation(() => RunModel, {
+    description:
+      'Start a run of a configuration the viewer may use (admins: any). Returns at once, RUNNING or QUEUED; follow it with runProgress (or runEvents, admins).',
+  })
+  @Allow(Access.Authenticated)
+  async startRun(@Ctx() ctx: RequestContext, @Args('input') input: StartRunInput): Promise<RunModel> {
+    return toRunModel(await this.service.startRun(ctx, input));
+  }
+
+  @Query(() => RunModel, { nullable: true })
+  @Allow(Access.Authenticated)
+  async run(
+    @Ctx() ctx: RequestContext,
+    @Args('id', { type: () => ID }) id: string,
+  ): Promise<RunModel | null> {
+    const run = await this.service.findRun(ctx, id);
+    return run ? toRunModel(run) : null;
+  }
+
+  @Query(() => RunConnectionModel, {
+    description: 'Runs the viewer may read: own runs; all runs for admins.',
+  })
+  @Allow(Access.Authenticated)
+  async runs(
+    @Ctx() ctx: RequestContext,
+    @Args('filter', { type: () => RunFilterInput, nullable: true }) filter: RunFilterInput | null,
+    @Args('first', { type: () => Int, nullable: true, defaultValue: 50 }) first: number | null,
+    @Args('offset', { type: () => Int, nullable: true, defaultValue: 0 }) offset: number | null,
+  ): Promise<RunConnectionModel> {
+    const skip = offset ?? 0;
+    const page = await this.service.listRuns(ctx, { ...(filter ?? {}), first: first ?? 50, offset: skip });
+    return {
+      nodes: page.nodes.map(toRunModel),
+      totalCount: page.totalCount,
+      hasMore: skip + page.nodes.length < page.totalCount,
+    };
+  }
+
+  @Mutation(() => RunModel)
+  @Allow(Access.Authenticated)
+  async cancelRun(
+    @Ctx() ctx: RequestContext,
+    @Args('runId', { type: () => ID }) runId: string,
+  ): Promise<RunModel> {
+    return toRunModel(await this.service.cancelRun(ctx, runId));
+  }
+
+  @ResolveField(() => ConfigurationModel)
+  async configuration(@Parent() run: RunModel): Promise<ConfigurationModel> {
+    return toConfigurationModel(await this.configurations.getById(rowOf(run).configurationId));
+  }
+
+  @ResolveField(() => UserModel)
+  async owner(@Ctx() ctx: RequestContext, @Parent() run: RunModel): Promise<UserModel> {
+    const owner = await this.users.findById(ctx, rowOf(run).ownerId);
+    if (!owner) throw new Error('run owner vanished');
+    return toUserModel(owner);
+  }
+
+  @ResolveField(() => PendingTurnModel, {
+    nullable: true,
+    description: 'Set while WAITING_FOR_APPROVAL or WAITING_FOR_INPUT.',
+  })
+  pending(@Ctx() ctx: RequestContext, @Parent() run: RunModel): PendingTurnModel | null {
+    const pending = this.service.pending(ctx, rowOf(run));
+    return pending ? toPendingModel(pending) : null;
+  }
+
+  @ResolveField(() => RunStepConnectionModel, {
+    description: 'Detail access only (owner or admin). Others get FORBIDDEN on these fields.',
+  })
+  async steps(
+    @Ctx() ctx: RequestContext,
+    @Parent() run: RunModel,
+    @Args('afterSequence', { type: () => Int, nullable: true, defaultValue: 0 }) afterSequence: number | null,
+    @Args('first', { type: () => Int, nullable: true, defaultValue: 100 }) first: number | null,
+  ): Promise<RunStepConnectionModel> {
+    const page = await this.service.steps(ctx, rowOf(run), afterSequence ?? 0, first ?? 100);
+    return { nodes: page.nodes.map(toStepModel), hasMore: page.hasMore };
+  }
+
+  @ResolveField(() => String, {
+    nullable: true,
+    description: 'Null when not kept (privacy level, or the run went through a decision).',
+  })
+  answer(@Ctx() ctx: RequestContext, @Parent() run: RunModel): string | null {
+    return this.service.answer(ctx, rowOf(run));
+  }
+
+  @ResolveField(() => HandBackModel, {
+    nullable: true,
+    description: 'The last recorded decision a worker handed back, while the run waits again.',
+  })
+  handBack(@Parent() run: RunModel): HandBackModel | null {
+    const row = rowOf(run);
+    const hb = row.handBack as { code?: string; at?: string } | null;
+    if (!hb?.code || !isWaiting(row.status)) return null;
+    return { code: hb.code, at: new Date(hb.at ?? row.updatedAt) };
+  }
+
+  @ResolveField(() => UsageModel, { nullable: true })
+  usage(@Parent() run: RunModel): UsageModel {
+    const row = rowOf(run);
+    return {
+      promptTokens: row.promptTokens,
+      completionTokens: row.completionTokens,
+      totalTokens: row.promptTokens + row.completionTokens,
+    };
+  }
+}

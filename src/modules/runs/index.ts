@@ -1,0 +1,16 @@
+export { RunsModule } from './runs.module';
+export { RunsService } from './application/runs.service';
+export { RunsRepository } from './persistence/runs.repository';
+export type { RunEntity } from './persistence/run.entity';
+export { RunExecutor } from './application/run-executor';
+export { StateVault } from './application/state-vault';
+export { RunEventsPublisher } from './application/run-events';
+export { runAccess, mayKnowRun } from './core/run-access.policy';
+export type { ClaimedRun, ReapedRun } from './persistence/runs.repository';
+export type { Checkpoint } from './core/checkpoint';
+export { RunModel, RunStatusEnum, PendingTurnModel } from './graphql/run.model';
+export { toRunModel, rowOf } from './graphql/run.mapper';
+export { INBOX_TOPIC } from './application/run-events';
+export { isWaiting, isTerminal, WAITING_STATUSES } from './core/run-status';
+export { WorkSignal, WORK_TOPIC, WORK_CHANNEL } from './application/work-signal';
+export { choosePath, type ExecutionPath } from './core/path-choice';

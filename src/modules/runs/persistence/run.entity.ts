@@ -1,0 +1,146 @@
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryColumn,
+  UpdateDateColumn,
+} from 'typeorm';
+import { UserEntity } from '../../auth/persistence/user.entity';
+import { ConfigurationEntity } from '../../configurations/persistence/configuration.entity';
+
+/**
+ * One agent run. Transitions are conditional UPDATEs in RunsRepository, never saves of this
+ * entity. `checkpoint` is the encrypted state the run continues from (its start input while
+ * queued, the suspended state while it waits, the state after the last completed write while
+ * it runs); it is blanked on every terminal transition.
+ */
+@Entity({ name: 'run' })
+@Index('run_status_idx', ['status'])
+@Index('run_owner_created_idx', ['ownerId', 'createdAt'])
+export class RunEntity {
+  @PrimaryColumn({ type: 'uuid' })
+  id: string;
+
+  @Column({ name: 'configuration_id', type: 'int' })
+  configurationId: number;
+
+  @ManyToOne(() => ConfigurationEntity, { onDelete: 'RESTRICT' })
+  @JoinColumn({ name: 'configuration_id' })
+  configuration?: ConfigurationEntity;
+
+  @Column({ name: 'owner_id', type: 'int' })
+  ownerId: number;
+
+  @ManyToOne(() => UserEntity, { onDelete: 'RESTRICT' })
+  @JoinColumn({ name: 'owner_id' })
+  owner?: UserEntity;
+
+  @Column({ name: 'workspace_id', type: 'int', default: 0 })
+  workspaceId: number;
+
+  @Column({ name: 'subject_page_id', type: 'int', nullable: true })
+  subjectPageId: number | null;
+
+  @Column({ name: 'subject_language_id', type: 'int', nullable: true })
+  subjectLanguageId: number | null;
+
+  @Column({ name: 'max_iterations', type: 'int' })
+  maxIterations: number;
+
+  @Column({ type: 'varchar', length: 32 })
+  status: string;
+
+  @Column({ name: 'termination_reason', type: 'varchar', length: 32, nullable: true })
+  terminationReason: string | null;
+
+  @Column({ type: 'boolean', default: false })
+  truncated: boolean;
+
+  @Column({ type: 'int', default: 0 })
+  iterations: number;
+
+  @Column({ name: 'prompt_tokens', type: 'int', default: 0 })
+  promptTokens: number;
+
+  @Column({ name: 'completion_tokens', type: 'int', default: 0 })
+  completionTokens: number;
+
+  @Column({ name: 'step_count', type: 'int', default: 0 })
+  stepCount: number;
+
+  /** AES-256-GCM ciphertext (state-cipher); never returned by the API as such. */
+  @Column({ type: 'text', nullable: true })
+  checkpoint: string | null;
+
+  @Column({ type: 'int', default: 0 })
+  turn: number;
+
+  @Column({ name: 'turn_digest', type: 'char', length: 64, nullable: true })
+  turnDigest: string | null;
+
+  @Column({ name: 'waiting_since', type: 'timestamptz', nullable: true })
+  waitingSince: Date | null;
+
+  @Column({ name: 'claimed_by', type: 'varchar', length: 200, nullable: true })
+  claimedBy: string | null;
+
+  @Column({ name: 'lease_token', type: 'uuid', nullable: true })
+  leaseToken: string | null;
+
+  // why: not indexed, so the per-step UPDATE (step_count, lease renewal) touches no indexed
+  // column and stays a HOT update: flat, small WAL per step. The reaper finds expired
+  // leases through the status index (few runs are RUNNING at once).
+  @Column({ name: 'lease_expires_at', type: 'timestamptz', nullable: true })
+  leaseExpiresAt: Date | null;
+
+  /** The non-idempotent tool call in flight: {callId, toolName}. */
+  @Column({ name: 'pending_effect', type: 'jsonb', nullable: true })
+  pendingEffect: Record<string, unknown> | null;
+
+  @Column({ name: 'requeue_count', type: 'int', default: 0 })
+  requeueCount: number;
+
+  @Column({ name: 'predecessor_run_id', type: 'uuid', nullable: true })
+  predecessorRunId: string | null;
+
+  @Column({ name: 'skill_invocation', type: 'jsonb', nullable: true })
+  skillInvocation: Record<string, unknown> | null;
+
+  @Column({ name: 'process_pin', type: 'jsonb', nullable: true })
+  processPin: Record<string, unknown> | null;
+
+  @Column({ name: 'dropped_process', type: 'jsonb', nullable: true })
+  droppedProcess: Record<string, unknown> | null;
+
+  /** The last recorded decision a worker handed back ({code, at}), while the run waits again. */
+  @Column({ name: 'hand_back', type: 'jsonb', nullable: true })
+  handBack: Record<string, unknown> | null;
+
+  /** When the current recorded decision (DECISION_RECORDED) was recorded; for the pickup. */
+  @Column({ name: 'recorded_at', type: 'timestamptz', nullable: true })
+  recordedAt: Date | null;
+
+  @Column({ name: 'had_decision', type: 'boolean', default: false })
+  hadDecision: boolean;
+
+  @Column({ type: 'text', nullable: true })
+  answer: string | null;
+
+  @Column({ name: 'error_message', type: 'varchar', length: 500, nullable: true })
+  errorMessage: string | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @Column({ name: 'started_at', type: 'timestamptz', nullable: true })
+  startedAt: Date | null;
+
+  @Column({ name: 'finished_at', type: 'timestamptz', nullable: true })
+  finishedAt: Date | null;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}

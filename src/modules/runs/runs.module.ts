@@ -1,0 +1,34 @@
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth';
+import { ConfigurationsModule } from '../configurations';
+import { ContentModule } from '../content';
+import { RunExecutor } from './application/run-executor';
+import { RunEventsPublisher } from './application/run-events';
+import { RunTraceService } from './application/run-trace.service';
+import { RunProgressService } from './application/run-progress.service';
+import { RunProgressResolver } from './graphql/run-progress.resolver';
+import { RunsService } from './application/runs.service';
+import { StateVault } from './application/state-vault';
+import { WorkSignal } from './application/work-signal';
+import { RunEventsResolver } from './graphql/run-events.resolver';
+import { RunsResolver } from './graphql/runs.resolver';
+import { RunsRepository } from './persistence/runs.repository';
+
+@Module({
+  imports: [AuthModule, ConfigurationsModule, ContentModule],
+  providers: [
+    RunsRepository,
+    StateVault,
+    WorkSignal,
+    RunEventsPublisher,
+    RunExecutor,
+    RunsService,
+    RunTraceService,
+    RunProgressService,
+    RunProgressResolver,
+    RunsResolver,
+    RunEventsResolver,
+  ],
+  exports: [RunsService, RunsRepository, RunExecutor, StateVault, RunEventsPublisher, WorkSignal],
+})
+export class RunsModule {}

@@ -1,0 +1,149 @@
+import { Logger } from '@nestjs/common';
+import { StateUnreadableError } from '../../../agent';
+import type { AppConfig } from '../../../config/app-config';
+import type { ConfigurationsService } from '../../configurations';
+import type { RecordedDecisions } from '../../approvals';
+import type { ClaimedRun, RunEventsPublisher, RunExecutor, RunsRepository, StateVault } from '../../runs';
+import { UNREADABLE_CHECKPOINT_MESSAGE } from '../core/pickup.policy';
+import { QueuedRunPicker } from './queued-run-picker';
+
+function claimOf(id: string, checkpoint: string): ClaimedRun {
+  return {
+    lease: { runId: id, token: `token-${id}`, claimedBy: 'w' },
+    run: { id, checkpoint, configurationId: 7, stepCount: 2, turn: 0 } as ClaimedRun['run'],
+  };
+}
+
+/**
+ * A picker over fakes: a queue of claims, an executor whose segments end when told, and
+ * `recorded` decisions that the pickup "launches" on the executor as RecordedDecisions does.
+ */
+function setup(queue: ClaimedRun[], recorded: string[] = []) {
+  const ends = new Map<string, () => void>();
+  const launched: string[] = [];
+  const settles: Array<{ runId: string; write: unknown }> = [];
+  const published: unknown[] = [];
+  const claims: number[] = [];
+  const repository = {
+    claimQueued: (_by: string, _lease: number, limit: number) => {
+      claims.push(limit);
+      return Promise.resolve(queue.splice(0, limit));
+    },
+    settle: (lease: { runId: string }, write: unknown) => {
+      settles.push({ runId: lease.runId, write });
+      return Promise.resolve(true);
+    },
+  };
+  const inFlight = new Map<string, Promise<void>>();
+  const executor = {
+    launch: (segment: { run: { id: string } }) => {
+      launched.push(segment.run.id);
+      const id = segment.run.id;
+      inFlight.set(
+        id,
+        new Promise<void>((r) => ends.set(id, r)).then(() => void inFlight.delete(id)),
+      );
+    },
+    settled: (id: string) => inFlight.get(id) ?? Promise.resolve(),
+    activeCount: () => inFlight.size,
+  };
+  const pickups: Array<{ by: string; limit: number }> = [];
+  const decisions = {
+    pickUp: (by: string, limit: number) => {
+      pickups.push({ by, limit });
+      const taken = recorded.splice(0, limit);
+      for (const id of taken) executor.launch({ run: { id } });
+      return Promise.resolve(taken.length);
+    },
+  };
+  const vault = {
+    open: (_id: string, sealed: string) => {
+      if (sealed === 'garbage') throw new StateUnreadableError('bad');
+      return { v: 1, kind: 'start', prompt: 'Go' };
+    },
+  };
+  const events = { settled: (...args: unknown[]) => Promise.resolve(void published.push(args)) };
+  const configurations = { getById: (id: number) => Promise.resolve({ id }) };
+  const config = { workerConcurrency: 2, runLeaseSeconds: 60, workerEnabled: false } as AppConfig;
+  const picker = new QueuedRunPicker(
+    repository as unknown as RunsRepository,
+    vault as unknown as StateVault,
+    executor as unknown as RunExecutor,
+    events as unknown as RunEventsPublisher,
+    configurations as unknown as ConfigurationsService,
+    config,
+    decisions as unknown as RecordedDecisions,
+  );
+  return { picker, ends, launched, settles, published, claims, pickups };
+}
+
+describe('QueuedRunPicker', () => {
+  beforeAll(() => Logger.overrideLogger(false));
+
+  it('claims no more runs than free slots and takes more once a segment ends', async () => {
+    const f = setup(['a', 'b', 'c', 'd'].map((id) => claimOf(id, 'sealed')));
+    expect(await f.picker.pickOnce()).toBe(true);
+    expect(f.launched).toEqual(['a', 'b']);
+    expect(f.picker.running).toBe(2);
+    expect(await f.picker.pickOnce()).toBe(false);
+    expect(f.claims).toEqual([2]);
+    f.ends.get('a')!();
+    await new Promise((r) => setImmediate(r));
+    expect(f.picker.running).toBe(1);
+    await f.picker.pickOnce();
+    expect(f.claims).toEqual([2, 1]);
+    expect(f.launched).toEqual(['a', 'b', 'c']);
+  });
+
+  it('takes recorded decisions first, then queued runs for the slots left, never more than the concurrency', async () => {
+    const f = setup(
+      ['q1', 'q2'].map((id) => claimOf(id, 'sealed')),
+      ['d1'],
+    );
+    expect(await f.picker.pickOnce()).toBe(true);
+    expect(f.pickups).toEqual([{ by: f.picker.workerId, limit: 2 }]);
+    expect(f.claims).toEqual([1]);
+    expect(f.launched).toEqual(['d1', 'q1']);
+    expect(await f.picker.pickOnce()).toBe(false);
+    expect(f.pickups).toHaveLength(1);
+    f.ends.get('d1')!();
+    await new Promise((r) => setImmediate(r));
+    await f.picker.pickOnce();
+    expect(f.pickups.at(-1)).toEqual({ by: f.picker.workerId, limit: 1 });
+    expect(f.launched).toEqual(['d1', 'q1', 'q2']);
+  });
+
+  it('fills every slot with recorded decisions without claiming queued runs', async () => {
+    const f = setup([claimOf('q1', 'sealed')], ['d1', 'd2', 'd3']);
+    expect(await f.picker.pickOnce()).toBe(true);
+    expect(f.launched).toEqual(['d1', 'd2']);
+    expect(f.claims).toEqual([]);
+  });
+
+  it('still claims queued runs when the decision pickup fails', async () => {
+    const f = setup([claimOf('q1', 'sealed')]);
+    (f.picker as unknown as { decisions: { pickUp: () => Promise<number> } }).decisions.pickUp = () =>
+      Promise.reject(new Error('down'));
+    await f.picker.pickOnce();
+    expect(f.launched).toEqual(['q1']);
+  });
+
+  it('fails a run whose checkpoint cannot be read, under its lease, and publishes it', async () => {
+    const f = setup([claimOf('x', 'garbage')]);
+    await f.picker.pickOnce();
+    expect(f.launched).toEqual([]);
+    expect(f.settles).toEqual([
+      {
+        runId: 'x',
+        write: { status: 'FAILED', reason: 'NOT_RETRYABLE', errorMessage: UNREADABLE_CHECKPOINT_MESSAGE },
+      },
+    ]);
+    expect(f.published).toEqual([
+      [
+        { type: 'TERMINAL', runId: 'x', outcome: 'ERROR', error: UNREADABLE_CHECKPOINT_MESSAGE },
+        { stepCount: 2, status: 'FAILED', turn: 0 },
+      ],
+    ]);
+    expect(f.picker.running).toBe(0);
+  });
+});

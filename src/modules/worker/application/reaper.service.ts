@@ -1,0 +1,73 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { AppConfig } from '../../../config/app-config';
+import { APP_CONFIG } from '../../../config/config.module';
+import { RunEventsPublisher, RunsRepository, type ReapedRun } from '../../runs';
+import { PeriodicTask } from './periodic-task';
+import { QueuedRunPicker } from './queued-run-picker';
+
+/** At most this many runs per statement; a full batch is followed by another at once. */
+export const REAP_BATCH = 100;
+
+/** What the trace tells of a run the reaper failed, by termination reason. */
+export function reapedMessage(run: ReapedRun): string {
+  return run.terminationReason === 'NOT_RETRYABLE'
+    ? 'The run stopped during a write and is not repeated: its process lost the lease'
+    : 'The run was abandoned by its process too many times';
+}
+
+/**
+ * Every REAPER_INTERVAL_SECONDS, takes the runs whose lease expired (design/10-runs.md): a run
+ * without a pending effect is requeued (the picker is woken to continue it at once), up to
+ * three times, then failed RETRIES_EXHAUSTED; a run with a pending effect fails NOT_RETRYABLE.
+ * The failures are published (TERMINAL ERROR and SETTLED) after their UPDATE committed.
+ * WorkerLifecycle starts and stops it.
+ */
+@Injectable()
+export class ReaperService {
+  private readonly logger = new Logger(ReaperService.name);
+  private readonly task: PeriodicTask;
+
+  constructor(
+    private readonly repository: RunsRepository,
+    private readonly events: RunEventsPublisher,
+    private readonly picker: QueuedRunPicker,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.task = new PeriodicTask(
+      config.reaperIntervalSeconds * 1000,
+      async () => (await this.reapOnce()).length >= REAP_BATCH,
+      (err) => this.logger.error({ err }, 'reaper pass failed'),
+    );
+  }
+
+  start(): void {
+    this.task.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.task.stop();
+  }
+
+  /** One pass of the reaper; returns what it did to each run it took. */
+  async reapOnce(): Promise<ReapedRun[]> {
+    const reaped = await this.repository.reapExpired(REAP_BATCH);
+    if (reaped.length === 0) return reaped;
+    this.logger.warn({ runs: reaped }, `reaped ${reaped.length} run(s) with an expired lease`);
+    if (reaped.some((r) => r.status === 'QUEUED')) this.picker.wake();
+    await this.publishFailures(reaped.filter((r) => r.status === 'FAILED'));
+    return reaped;
+  }
+
+  private async publishFailures(failed: readonly ReapedRun[]): Promise<void> {
+    if (failed.length === 0) return;
+    const rows = new Map((await this.repository.findByIds(failed.map((r) => r.id))).map((r) => [r.id, r]));
+    await Promise.all(
+      failed.map((r) =>
+        this.events.settled(
+          { type: 'TERMINAL', runId: r.id, outcome: 'ERROR', error: reapedMessage(r) },
+          { stepCount: rows.get(r.id)?.stepCount ?? 0, status: 'FAILED', turn: rows.get(r.id)?.turn ?? 0 },
+        ),
+      ),
+    );
+  }
+}

@@ -1,0 +1,83 @@
+import { hostname } from 'node:os';
+import type { AppConfig } from '../../../config/app-config';
+import type { EventBus } from '../../../platform/pubsub/event-bus';
+import type { DecisionReconciler } from './decision-reconciler';
+import type { QueuedRunPicker } from './queued-run-picker';
+import type { ReaperService } from './reaper.service';
+import type { WorkerHeartbeat } from './worker-heartbeat';
+import { WorkerLifecycle, type WorkerProcessKind } from './worker-lifecycle';
+import type { WorkListener } from './work-listener';
+
+/** A lifecycle over fakes that log what is called, in order. */
+function setup(workerEnabled: boolean, kind: WorkerProcessKind | null = null) {
+  const log: string[] = [];
+  const wakes: string[] = [];
+  const part = (name: string) => ({
+    start: (arg?: unknown) => {
+      log.push(`${name}.start${typeof arg === 'string' ? `(${arg})` : ''}`);
+      if (typeof arg === 'function') (arg as () => void)();
+      return Promise.resolve();
+    },
+    stop: () => {
+      log.push(`${name}.stop`);
+      return Promise.resolve();
+    },
+    wake: () => wakes.push(name),
+  });
+  const bus = {
+    subscribe: (topic: string, handler: () => void) => {
+      log.push(`bus.subscribe(${topic})`);
+      handler();
+      return Promise.resolve(() => Promise.resolve(void log.push('bus.unsubscribe')));
+    },
+  };
+  const lifecycle = new WorkerLifecycle(
+    part('heartbeat') as unknown as WorkerHeartbeat,
+    part('picker') as unknown as QueuedRunPicker,
+    part('reaper') as unknown as ReaperService,
+    part('reconciler') as unknown as DecisionReconciler,
+    part('listener') as unknown as WorkListener,
+    bus as unknown as EventBus,
+    { workerEnabled } as AppConfig,
+    kind,
+  );
+  return { lifecycle, log, wakes };
+}
+
+describe('WorkerLifecycle', () => {
+  it('starts the heartbeat before anything claims, and wires both wake-ups to the picker', async () => {
+    const { lifecycle, log, wakes } = setup(true, 'worker');
+    expect(lifecycle.processName).toBe(`worker:${hostname()}:${process.pid}`);
+    await lifecycle.onApplicationBootstrap();
+    expect(log).toEqual([
+      `heartbeat.start(worker:${hostname()}:${process.pid})`,
+      'bus.subscribe(work.available)',
+      'listener.start',
+      'picker.start',
+      'reaper.start',
+    ]);
+    expect(wakes).toEqual(['picker', 'picker']);
+  });
+
+  it('stops claiming before it deletes the heartbeat', async () => {
+    const { lifecycle, log } = setup(true);
+    await lifecycle.onApplicationBootstrap();
+    log.length = 0;
+    await lifecycle.beforeApplicationShutdown();
+    await new Promise((r) => setImmediate(r));
+    expect(log.indexOf('heartbeat.stop')).toBeGreaterThan(log.indexOf('picker.stop'));
+    expect(log.indexOf('heartbeat.stop')).toBeGreaterThan(log.indexOf('reaper.stop'));
+    expect(log).toContain('listener.stop');
+    expect(log).toContain('bus.unsubscribe');
+  });
+
+  it('names an in-process worker api:<host>:<pid>', () => {
+    expect(setup(true).lifecycle.processName).toBe(`api:${hostname()}:${process.pid}`);
+  });
+
+  it('with WORKER_ENABLED=false runs only the reconcile: no heartbeat, no pickup, no reaper', async () => {
+    const { lifecycle, log } = setup(false);
+    await lifecycle.onApplicationBootstrap();
+    expect(log).toEqual(['reconciler.start']);
+  });
+});

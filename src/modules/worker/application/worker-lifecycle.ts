@@ -1,0 +1,81 @@
+import {
+  BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  Optional,
+} from '@nestjs/common';
+import { hostname } from 'node:os';
+import type { AppConfig } from '../../../config/app-config';
+import { APP_CONFIG } from '../../../config/config.module';
+import { EventBus, type Unsubscribe } from '../../../platform/pubsub/event-bus';
+import { WORK_TOPIC } from '../../runs';
+import { DecisionReconciler } from './decision-reconciler';
+import { QueuedRunPicker } from './queued-run-picker';
+import { ReaperService } from './reaper.service';
+import { WorkerHeartbeat } from './worker-heartbeat';
+import { WorkListener } from './work-listener';
+
+/** Which process hosts the worker: a worker process (`npm run start:worker`) or a server. */
+export type WorkerProcessKind = 'api' | 'worker';
+/** Injection token of the WorkerProcessKind; absent means `api`. */
+export const WORKER_PROCESS_KIND = Symbol('WORKER_PROCESS_KIND');
+
+/**
+ * Starts and stops the worker of this process in a safe order. With WORKER_ENABLED (the
+ * default): the heartbeat row first (this process is a live worker), then the wake-ups (the
+ * event bus, PostgreSQL LISTEN), the pickup and the reaper. With WORKER_ENABLED=false (an
+ * API-only instance): only the reconcile of overdue recorded decisions. On shutdown it stops
+ * claiming, then deletes the heartbeat; the segments still executing end afterwards in
+ * RunExecutor's shutdown hook (Nest runs every `beforeApplicationShutdown` before any
+ * `onApplicationShutdown`).
+ */
+@Injectable()
+export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(WorkerLifecycle.name);
+  private subscription: Promise<Unsubscribe | null> | null = null;
+  readonly processName: string;
+
+  constructor(
+    private readonly heartbeat: WorkerHeartbeat,
+    private readonly picker: QueuedRunPicker,
+    private readonly reaper: ReaperService,
+    private readonly reconciler: DecisionReconciler,
+    private readonly listener: WorkListener,
+    private readonly bus: EventBus,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Optional() @Inject(WORKER_PROCESS_KIND) kind: WorkerProcessKind | null,
+  ) {
+    this.processName = `${kind ?? 'api'}:${hostname()}:${process.pid}`;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.config.workerEnabled) {
+      this.reconciler.start();
+      return;
+    }
+    await this.heartbeat.start(this.processName);
+    // why: not awaited: with Redis down the subscription would hold the start-up; the poll
+    // covers the wake-ups meanwhile.
+    this.subscription = this.bus
+      .subscribe(WORK_TOPIC, () => this.picker.wake())
+      .catch((err: unknown) => {
+        this.logger.warn({ err }, 'could not subscribe to work signals; polling only');
+        return null;
+      });
+    this.listener.start(() => this.picker.wake());
+    this.picker.start();
+    this.reaper.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    // why: stop claiming before leaving the live set, so no new work is taken on here while
+    // the API instances still send work to this worker; in-flight segments finish later.
+    await Promise.all([this.picker.stop(), this.reaper.stop(), this.reconciler.stop(), this.listener.stop()]);
+    const subscription = this.subscription;
+    this.subscription = null;
+    void subscription?.then((unsubscribe) => unsubscribe?.());
+    await this.heartbeat.stop();
+  }
+}

@@ -1,0 +1,42 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { AppConfig } from '../../../config/app-config';
+import { APP_CONFIG } from '../../../config/config.module';
+import { RequestContext } from '../../../platform/auth/request-context';
+import { forbidden } from '../../../shared/refusal';
+import { RunsRepository } from '../../runs';
+import { healthProblems, WorkerFigures } from '../core/worker-health';
+import { WorkBacklogRepository } from '../persistence/work-backlog.repository';
+
+/** The worker figures with the verdict and, when unhealthy, why. */
+export interface WorkerStatus extends WorkerFigures {
+  readonly healthy: boolean;
+  readonly problems: readonly string[];
+}
+
+/**
+ * How the workers are doing, from the database (so any instance, or the CLI, sees the same):
+ * live workers, queued runs, recorded decisions, expired leases, the oldest wait, and whether
+ * that is healthy (core/worker-health).
+ */
+@Injectable()
+export class WorkerStatusService {
+  constructor(
+    private readonly runs: RunsRepository,
+    private readonly backlog: WorkBacklogRepository,
+    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'workerLivenessSeconds'>,
+  ) {}
+
+  /** `workerStatus`: admins only (FORBIDDEN otherwise). */
+  async status(ctx: RequestContext): Promise<WorkerStatus> {
+    if (!ctx.isAdmin) throw forbidden('Only admins may see the worker status');
+    return this.read();
+  }
+
+  /** The figures and the verdict, for the API and the CLI alike; no access check. */
+  async read(): Promise<WorkerStatus> {
+    const liveWorkers = await this.runs.countLiveWorkers(this.config.workerLivenessSeconds);
+    const figures: WorkerFigures = { liveWorkers, ...(await this.backlog.backlog()) };
+    const problems = healthProblems(figures);
+    return { ...figures, healthy: problems.length === 0, problems };
+  }
+}

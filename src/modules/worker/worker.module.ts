@@ -1,0 +1,43 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { ApprovalsModule } from '../approvals';
+import { ConfigurationsModule } from '../configurations';
+import { RunsModule } from '../runs';
+import { DecisionReconciler } from './application/decision-reconciler';
+import { QueuedRunPicker } from './application/queued-run-picker';
+import { ReaperService } from './application/reaper.service';
+import { WorkerHeartbeat } from './application/worker-heartbeat';
+import { WORKER_PROCESS_KIND, WorkerLifecycle } from './application/worker-lifecycle';
+import { WorkerStatusService } from './application/worker-status.service';
+import { WorkListener } from './application/work-listener';
+import { WorkerStatusResolver } from './graphql/worker-status.resolver';
+import { WorkBacklogRepository } from './persistence/work-backlog.repository';
+import { WorkerHeartbeatRepository } from './persistence/worker-heartbeat.repository';
+
+/**
+ * The worker of this process: the pickup of queued runs and recorded decisions, the reaper,
+ * the heartbeat and the wake-ups (WorkerLifecycle starts them unless WORKER_ENABLED=false, when
+ * only the reconcile of overdue decisions runs), and the `workerStatus` query. Imported as is
+ * by the server (AppModule); `forWorkerProcess()` in the worker process (src/worker.ts).
+ */
+@Module({
+  imports: [RunsModule, ConfigurationsModule, ApprovalsModule],
+  providers: [
+    WorkerHeartbeatRepository,
+    WorkBacklogRepository,
+    WorkerHeartbeat,
+    QueuedRunPicker,
+    ReaperService,
+    DecisionReconciler,
+    WorkListener,
+    WorkerLifecycle,
+    WorkerStatusService,
+    WorkerStatusResolver,
+  ],
+  exports: [QueuedRunPicker, ReaperService, WorkerHeartbeat, WorkerStatusService],
+})
+export class WorkerModule {
+  /** The worker of a worker process: its heartbeat is named `worker:<host>:<pid>`. */
+  static forWorkerProcess(): DynamicModule {
+    return { module: WorkerModule, providers: [{ provide: WORKER_PROCESS_KIND, useValue: 'worker' }] };
+  }
+}

@@ -1,0 +1,40 @@
+import type { ApolloServerPlugin } from '@apollo/server';
+import { GraphQLError, GraphQLSchema, OperationTypeNode } from 'graphql';
+
+/**
+ * Refuses a subscription sent over HTTP (BAD_USER_INPUT, 400): Apollo would otherwise run the
+ * subscription's resolver once without an event and fail inside it. Subscriptions are served
+ * over graphql-ws on the same path.
+ */
+export function subscriptionsOverWsOnly(): ApolloServerPlugin {
+  return {
+    requestDidStart: () =>
+      Promise.resolve({
+        didResolveOperation({ operation }) {
+          if (operation?.operation === OperationTypeNode.SUBSCRIPTION) {
+            throw new GraphQLError('Subscriptions are served over graphql-ws (same path, /graphql)', {
+              extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } },
+            });
+          }
+          return Promise.resolve();
+        },
+      }),
+  };
+}
+
+/** Holds the executable schema once Apollo starts (graphql-ws validates against it). */
+export function schemaHolder(): { plugin: ApolloServerPlugin; get(): GraphQLSchema } {
+  let schema: GraphQLSchema | null = null;
+  return {
+    plugin: {
+      serverWillStart(service) {
+        schema = service.schema;
+        return Promise.resolve();
+      },
+    },
+    get() {
+      if (!schema) throw new Error('GraphQL schema not built yet');
+      return schema;
+    },
+  };
+}

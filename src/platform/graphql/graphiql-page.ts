@@ -1,0 +1,154 @@
+import { dirname, join } from 'node:path';
+
+/** Where the page loads its scripts and styles from: this server, never a CDN. */
+export const GRAPHIQL_ASSET_PATH = '/graphiql/assets';
+
+interface PackagedAsset {
+  readonly pkg: string;
+  readonly file: string;
+  readonly type: string;
+}
+
+const JS = 'application/javascript; charset=utf-8';
+const CSS = 'text/css; charset=utf-8';
+
+/** The UMD builds the page needs, served from the installed npm packages (works offline). */
+export const PACKAGED_ASSETS: Readonly<Record<string, PackagedAsset>> = {
+  'react.production.min.js': { pkg: 'react', file: 'umd/react.production.min.js', type: JS },
+  'react-dom.production.min.js': { pkg: 'react-dom', file: 'umd/react-dom.production.min.js', type: JS },
+  'graphql-ws.min.js': { pkg: 'graphql-ws', file: 'umd/graphql-ws.min.js', type: JS },
+  'graphiql.min.js': { pkg: 'graphiql', file: 'graphiql.min.js', type: JS },
+  'graphiql.min.css': { pkg: 'graphiql', file: 'graphiql.min.css', type: CSS },
+};
+
+/** The absolute path of a packaged asset (each package exports its package.json). */
+export function packagedAssetPath(asset: PackagedAsset): string {
+  return join(dirname(require.resolve(`${asset.pkg}/package.json`)), asset.file);
+}
+
+const TOKEN_KEY = 'countersign.graphiql.token';
+
+const DEFAULT_QUERY = `# Countersign GraphiQL
+#
+# Paste a personal access token (cs_...) in the field above and press "Use token".
+# Queries and mutations go over HTTP, subscriptions over graphql-ws, both with that token.
+# The CLI prints one: npm run cli -- token create --user <username>
+
+query Me {
+  viewer {
+    user { username displayName isAdmin }
+    grants
+  }
+}
+`;
+
+/** The page's own script: token field, HTTP + graphql-ws fetcher, GraphiQL rendering. */
+export const GRAPHIQL_INIT_SCRIPT = `(function () {
+  'use strict';
+  var TOKEN_KEY = ${JSON.stringify(TOKEN_KEY)};
+  var DEFAULT_QUERY = ${JSON.stringify(DEFAULT_QUERY)};
+  var httpUrl = new URL('/graphql', window.location.href).toString();
+  var wsUrl = httpUrl.replace(/^http/, 'ws');
+  var input = document.getElementById('cs-token');
+  var status = document.getElementById('cs-status');
+  var root = ReactDOM.createRoot(document.getElementById('graphiql'));
+  var wsClient = null;
+  var generation = 0;
+
+  function readToken() {
+    try { return window.localStorage.getItem(TOKEN_KEY) || ''; } catch (e) { return ''; }
+  }
+  function writeToken(value) {
+    try {
+      if (value) window.localStorage.setItem(TOKEN_KEY, value);
+      else window.localStorage.removeItem(TOKEN_KEY);
+    } catch (e) { /* storage unavailable: the token lives until reload */ }
+  }
+  function bearer(token) {
+    var t = (token || '').trim();
+    if (!t) return null;
+    return /^bearer\\s/i.test(t) ? t : 'Bearer ' + t;
+  }
+
+  function render(token) {
+    var authorization = bearer(token);
+    if (wsClient) wsClient.dispose();
+    wsClient = graphqlWs.createClient({
+      url: wsUrl,
+      lazy: true,
+      retryAttempts: 0,
+      connectionParams: authorization ? { authorization: authorization } : {},
+    });
+    var fetcher = GraphiQL.createFetcher({
+      url: httpUrl,
+      wsClient: wsClient,
+      enableIncrementalDelivery: false,
+      headers: authorization ? { authorization: authorization } : {},
+    });
+    generation += 1;
+    root.render(
+      React.createElement(GraphiQL, {
+        key: 'graphiql-' + generation,
+        fetcher: fetcher,
+        defaultQuery: DEFAULT_QUERY,
+        shouldPersistHeaders: false,
+      }),
+    );
+    status.textContent = authorization
+      ? 'Using the saved token (HTTP and WebSocket).'
+      : 'No token: paste a personal access token (cs_...).';
+  }
+
+  document.getElementById('cs-form').addEventListener('submit', function (event) {
+    event.preventDefault();
+    writeToken(input.value.trim());
+    input.value = '';
+    render(readToken());
+  });
+  document.getElementById('cs-forget').addEventListener('click', function () {
+    writeToken('');
+    input.value = '';
+    render('');
+  });
+  render(readToken());
+})();
+`;
+
+/** The GraphiQL page: only same-origin assets (no CDN), so it works without internet. */
+export function graphiqlHtml(): string {
+  const script = (name: string): string => `    <script src="${GRAPHIQL_ASSET_PATH}/${name}"></script>`;
+  return `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>Countersign GraphiQL</title>
+    <link rel="stylesheet" href="${GRAPHIQL_ASSET_PATH}/graphiql.min.css" />
+    <style>
+      html, body { height: 100%; margin: 0; }
+      body { display: flex; flex-direction: column; font-family: system-ui, sans-serif; }
+      #cs-form { display: flex; gap: 8px; align-items: center; padding: 6px 12px; font-size: 13px;
+        border-bottom: 1px solid #ddd; background: #f7f7f9; }
+      #cs-form input { width: 28em; font-family: monospace; }
+      #cs-status { color: #555; }
+      #graphiql { flex: 1; min-height: 0; }
+    </style>
+  </head>
+  <body>
+    <form id="cs-form" autocomplete="off">
+      <strong>Countersign</strong>
+      <label>Bearer token <input id="cs-token" type="password" placeholder="cs_..." /></label>
+      <button type="submit">Use token</button>
+      <button type="button" id="cs-forget">Forget token</button>
+      <span id="cs-status"></span>
+    </form>
+    <div id="graphiql">Loading GraphiQL...</div>
+${script('react.production.min.js')}
+${script('react-dom.production.min.js')}
+${script('graphql-ws.min.js')}
+${script('graphiql.min.js')}
+${script('countersign-graphiql.js')}
+  </body>
+</html>
+`;
+}

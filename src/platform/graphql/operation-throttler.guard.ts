@@ -1,0 +1,65 @@
+import { ExecutionContext, Injectable } from '@nestjs/common';
+import { GqlExecutionContext } from '@nestjs/graphql';
+import { ThrottlerGuard, ThrottlerModuleOptions } from '@nestjs/throttler';
+import type { ThrottlerLimitDetail } from '@nestjs/throttler';
+import type { AppConfig } from '../../config/app-config';
+import { Refusal } from '../../shared/refusal';
+import type { GqlContext } from '../auth/access.guard';
+import type { AuthUser } from '../auth/auth-user';
+
+/** The one throttler: operations per user per minute (`RATE_LIMIT_PER_MINUTE`). */
+export const OPERATIONS_THROTTLER = 'operations';
+
+/** @nestjs/throttler options for the per-user operation budget. */
+export function throttlerOptions(config: AppConfig): ThrottlerModuleOptions {
+  return {
+    throttlers: [{ name: OPERATIONS_THROTTLER, ttl: 60_000, limit: config.rateLimitPerMinute }],
+    setHeaders: false,
+  };
+}
+
+/**
+ * Rate limit per user (design/50-security.md): every root field a GraphQL operation resolves
+ * counts as one operation (so `{ a: viewer b: viewer }` counts twice), over HTTP and
+ * graphql-ws alike; past `RATE_LIMIT_PER_MINUTE` in a minute it refuses with RATE_LIMITED
+ * (retryable). Built on @nestjs/throttler's guard and storage, keyed by the user id.
+ *
+ * Runs as a global guard after authentication (the GraphQL context has already turned a
+ * missing or bad token into UNAUTHENTICATED). HTTP routes (health, GraphiQL) are not counted.
+ */
+@Injectable()
+export class OperationThrottlerGuard extends ThrottlerGuard {
+  protected override shouldSkip(context: ExecutionContext): Promise<boolean> {
+    return Promise.resolve(context.getType<string>() !== 'graphql');
+  }
+
+  protected override getRequestResponse(context: ExecutionContext): {
+    req: Record<string, unknown>;
+    res: Record<string, unknown>;
+  } {
+    const user = GqlExecutionContext.create(context).getContext<GqlContext>().ctx?.user ?? null;
+    // why: the GraphQL context carries no express req/res (graphql-ws has none); headers off.
+    return { req: { headers: {}, user }, res: {} };
+  }
+
+  protected override getTracker(req: Record<string, unknown>): Promise<string> {
+    const user = req.user as AuthUser | null;
+    return Promise.resolve(user ? `user:${user.id}` : 'anonymous');
+  }
+
+  /** One budget per user across all operations (the default key is per resolver method). */
+  protected override generateKey(_context: ExecutionContext, tracker: string, name: string): string {
+    return `${name}:${tracker}`;
+  }
+
+  protected override throwThrottlingException(
+    _context: ExecutionContext,
+    detail: ThrottlerLimitDetail,
+  ): Promise<void> {
+    return Promise.reject(
+      new Refusal('RATE_LIMITED', 'Too many operations; try again later', {
+        retryAfterSeconds: detail.timeToBlockExpire,
+      }),
+    );
+  }
+}

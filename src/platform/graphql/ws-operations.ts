@@ -1,0 +1,70 @@
+import {
+  DocumentNode,
+  ExecutionArgs,
+  ExecutionResult,
+  GraphQLError,
+  GraphQLFormattedError,
+  GraphQLSchema,
+  parse,
+  specifiedRules,
+  validate,
+  ValidationRule,
+} from 'graphql';
+import type { FormattedExecutionResult } from 'graphql';
+import type { SubscribePayload } from 'graphql-ws';
+
+/** The limits an operation must pass on every transport (design/50-security.md). */
+export interface OperationLimits {
+  readonly maxTokens: number;
+  /** Extra validation rules on top of graphql's specified rules (graphql-armor's). */
+  readonly rules: readonly ValidationRule[];
+}
+
+const asGraphQLError = (e: unknown): GraphQLError =>
+  e instanceof GraphQLError ? e : new GraphQLError(e instanceof Error ? e.message : 'Invalid operation');
+
+/**
+ * Parses and validates an operation that arrived over graphql-ws with the same limits as an
+ * HTTP request: graphql-armor protects Apollo's HTTP pipeline only, so without this a
+ * subscription could nest or alias without bound. Returns the execution arguments, or the
+ * errors to send to the client (graphql-ws sends them as an `error` message).
+ */
+export function prepareWsOperation(
+  schema: GraphQLSchema,
+  payload: SubscribePayload,
+  limits: OperationLimits,
+): ExecutionArgs | GraphQLError[] {
+  let document: DocumentNode;
+  try {
+    document = parse(payload.query, { maxTokens: limits.maxTokens });
+  } catch (e) {
+    return [asGraphQLError(e)];
+  }
+  let errors: readonly GraphQLError[];
+  try {
+    errors = validate(schema, document, [...specifiedRules, ...limits.rules]);
+  } catch (e) {
+    // why: a rule configured to throw (rather than report) must still answer the client.
+    return [asGraphQLError(e)];
+  }
+  if (errors.length > 0) return [...errors];
+  return {
+    schema,
+    document,
+    variableValues: payload.variables ?? undefined,
+    operationName: payload.operationName ?? undefined,
+  };
+}
+
+export type FormatOne = (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
+
+/** The `errors` of a graphql-ws result in the same shape Apollo gives over HTTP. */
+export function formatWsResult(result: ExecutionResult, format: FormatOne): FormattedExecutionResult | void {
+  if (!result.errors || result.errors.length === 0) return;
+  return { ...result, errors: result.errors.map((e) => format(e.toJSON(), e)) };
+}
+
+/** graphql-ws `error` message payloads in the same shape Apollo gives over HTTP. */
+export function formatWsErrors(errors: readonly GraphQLError[], format: FormatOne): GraphQLFormattedError[] {
+  return errors.map((e) => format(e.toJSON(), e));
+}

@@ -1,0 +1,100 @@
+/** What the per-event handler of a stream may do. */
+export interface StreamControl<TOut> {
+  emit(value: TOut): void;
+  /** Ends the stream after what was emitted so far. */
+  end(): void;
+  /** Ends the stream with an error (e.g. FORBIDDEN when authorisation was lost). */
+  fail(error: unknown): void;
+}
+
+export interface StreamSpec<TIn, TOut> {
+  /** Subscribes to the live source; resolves once active, with its unsubscribe function. */
+  subscribe(push: (event: TIn) => void): Promise<() => Promise<void>>;
+  /** Runs after the live subscription is active (snapshots, replays); events queue meanwhile. */
+  start?(control: StreamControl<TOut>): Promise<void>;
+  /** Handles one live event, in arrival order. */
+  onEvent(event: TIn, control: StreamControl<TOut>): Promise<void> | void;
+}
+
+/**
+ * An async iterator for a GraphQL subscription built from a live source plus a start phase.
+ * Live events that arrive during the start phase wait in order, so nothing is missed between
+ * a snapshot and the live feed. Unlike an async generator, `return()` ends it at once even
+ * while it waits, and always unsubscribes.
+ */
+export function subscriptionStream<TIn, TOut>(spec: StreamSpec<TIn, TOut>): AsyncIterableIterator<TOut> {
+  const out: TOut[] = [];
+  const waiters: Array<{ resolve: (r: IteratorResult<TOut>) => void; reject: (e: unknown) => void }> = [];
+  let finished = false;
+  let failure: unknown = null;
+  let unsubscribe: (() => Promise<void>) | null = null;
+  let chain: Promise<void> = Promise.resolve();
+
+  const flush = (): void => {
+    while (waiters.length > 0 && (out.length > 0 || finished)) {
+      const w = waiters.shift()!;
+      if (out.length > 0) w.resolve({ value: out.shift()!, done: false });
+      else if (failure !== null) {
+        w.reject(failure);
+        failure = null;
+      } else w.resolve({ value: undefined, done: true });
+    }
+  };
+  const close = async (): Promise<void> => {
+    if (!finished) finished = true;
+    const u = unsubscribe;
+    unsubscribe = null;
+    flush();
+    if (u) await u();
+  };
+  const control: StreamControl<TOut> = {
+    emit: (v) => {
+      if (finished) return;
+      out.push(v);
+      flush();
+    },
+    end: () => void close(),
+    fail: (e) => {
+      if (finished) return;
+      failure = e;
+      void close();
+    },
+  };
+  const enqueue = (task: () => Promise<void> | void): void => {
+    chain = chain
+      .then(async () => {
+        if (!finished) await task();
+      })
+      .catch((e: unknown) => control.fail(e));
+  };
+  const started = spec
+    .subscribe((event) => enqueue(() => spec.onEvent(event, control)))
+    .then((u) => {
+      if (finished) return u();
+      unsubscribe = u;
+    });
+  // why: the start phase runs on the same chain, ahead of any live event that arrives after
+  // the subscription became active, so a snapshot or replay always comes first.
+  chain = started
+    .then(() => (finished || !spec.start ? undefined : spec.start(control)))
+    .catch((e: unknown) => control.fail(e));
+
+  return {
+    next: () =>
+      new Promise<IteratorResult<TOut>>((resolve, reject) => {
+        waiters.push({ resolve, reject });
+        flush();
+      }),
+    return: async () => {
+      await close();
+      return { value: undefined, done: true };
+    },
+    throw: async (e: unknown) => {
+      await close();
+      throw e;
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}

@@ -1,0 +1,211 @@
+import {
+  decide,
+  digestOf,
+  effects,
+  GqlResult,
+  receiptOf,
+  startResting,
+  upsertConfiguration,
+} from '../support/decisions';
+import { demoIds, waitForRest } from '../support/runs';
+import { itOnPostgres } from '../support/test-database';
+import { bootTestApp, errorCode, TestApp } from '../support/test-app';
+
+const RACERS = 64;
+const RUNS = 50;
+const DECIDERS = ['bob', 'carol', 'admin', 'alice'];
+
+/**
+ * The claim of design/20-decisions.md under load: any number of concurrent decisions on one
+ * turn, exactly one continuation. Counted in the database, never taken from the responses.
+ */
+describe('decisions: races on the claim', () => {
+  let t: TestApp;
+  let ids: Awaited<ReturnType<typeof demoIds>>;
+  let raceConfiguration: string;
+  let pageId: number;
+
+  beforeAll(async () => {
+    t = await bootTestApp({ RATE_LIMIT_PER_MINUTE: '1000000' });
+    ids = await demoIds(t);
+    pageId = Number(ids.pages.Widget);
+    // why: the answer after the write is slow, so every racer arrives while the winner's
+    // continuation still runs (a racer arriving after it settled would rightly get RUN_NOT_WAITING).
+    raceConfiguration = await upsertConfiguration(t, {
+      identifier: 'race-editor',
+      privacyLevel: 'FULL',
+      providerOptions: {
+        rounds: [
+          { toolCalls: [{ name: 'pages_update', arguments: { seoTitle: 'Raced title' } }] },
+          { text: 'Done racing.', delayMs: 1500 },
+        ],
+      },
+    });
+    // Every row written to page_text is logged with its transaction, so "written once" (one
+    // write transaction: the workspace copy and the update) is counted, not inferred.
+    await t.dataSource.query(`CREATE TABLE race_write_log (workspace_id int NOT NULL, tx bigint NOT NULL)`);
+    await t.dataSource.query(
+      `CREATE FUNCTION race_log_write() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN INSERT INTO race_write_log VALUES (NEW.workspace_id, txid_current()); RETURN NEW; END $$`,
+    );
+    await t.dataSource.query(
+      `CREATE TRIGGER race_log_write AFTER INSERT OR UPDATE ON page_text FOR EACH ROW EXECUTE FUNCTION race_log_write()`,
+    );
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  /** A race-editor run in its own workspace, waiting for approval. */
+  const waitingRun = (workspaceId: number) =>
+    startResting(t, 'alice', {
+      configurationId: raceConfiguration,
+      prompt: 'Race me',
+      subjectPageId: String(pageId),
+      workspaceId,
+    });
+
+  /** Fires `RACERS` decisions at once (built first, then all sent in the same tick). */
+  const race = (
+    runId: string,
+    digest: string,
+    input: (i: number) => { kind: 'approve' | 'deny'; as: string; extra?: Record<string, unknown> },
+  ): Promise<GqlResult[]> => {
+    const calls = Array.from({ length: RACERS }, (_, i) => input(i));
+    return Promise.all(calls.map((c) => decide(t, c.kind, c.as, { runId, turnDigest: digest, ...c.extra })));
+  };
+
+  async function expectOneContinuation(runId: string, workspaceId: number): Promise<void> {
+    const after = await effects(t, runId, { pageId, workspaceId });
+    expect({
+      runId,
+      status: after.status,
+      decisions: after.decisions,
+      approvals: after.kinds.filter((k) => k === 'APPROVAL').length,
+      writes: after.kinds.filter((k) => k === 'TOOL_WRITE').length,
+      seoTitle: after.page?.seo_title,
+    }).toEqual({
+      runId,
+      status: 'COMPLETED',
+      decisions: 1,
+      approvals: 1,
+      writes: 1,
+      seoTitle: 'Raced title',
+    });
+    const [{ n }] = await t.dataSource.query(
+      'SELECT count(DISTINCT tx)::int AS n FROM race_write_log WHERE workspace_id = $1',
+      [workspaceId],
+    );
+    expect({ runId, pageWrites: n }).toEqual({ runId, pageWrites: 1 });
+  }
+
+  itOnPostgres(
+    `${RACERS} concurrent approvals, ${RUNS} times: exactly one continuation each, the rest ALREADY_RESUMING`,
+    async () => {
+      const runIds = await Promise.all(Array.from({ length: RUNS }, (_, i) => waitingRun(100 + i)));
+      const codes = new Map<string, number>();
+      for (const [i, runId] of runIds.entries()) {
+        const digest = await digestOf(t, runId);
+        const results = await race(runId, digest, (n) => ({
+          kind: 'approve',
+          as: DECIDERS[n % DECIDERS.length]!,
+          extra: n % 2 === 0 ? { idempotencyKey: `race-${i}-${n}` } : {},
+        }));
+        expect(results.map((r) => r.status).filter((s) => s !== 200)).toEqual([]);
+        const winners = results.filter((r) => !r.errors);
+        expect({ runId, winners: winners.length }).toEqual({ runId, winners: 1 });
+        expect(receiptOf(winners[0]!).decision.kind).toBe('APPROVE');
+        for (const r of results.filter((x) => x.errors)) {
+          const code = errorCode(r) ?? 'NONE';
+          codes.set(code, (codes.get(code) ?? 0) + 1);
+        }
+      }
+      expect(Object.fromEntries(codes)).toEqual({ ALREADY_RESUMING: RUNS * (RACERS - 1) });
+      for (const runId of runIds) expect(await waitForRest(t, runId, 30_000)).toBe('COMPLETED');
+      for (const [i, runId] of runIds.entries()) await expectOneContinuation(runId, 100 + i);
+    },
+    // why: about 35 s on an idle 2-core machine; the headroom is for a shared one.
+    150_000,
+  );
+
+  itOnPostgres(
+    `${RACERS} racers with the same idempotency key from one user all get the winner's receipt`,
+    async () => {
+      const runId = await waitingRun(1);
+      const digest = await digestOf(t, runId);
+      const results = await race(runId, digest, () => ({
+        kind: 'approve',
+        as: 'bob',
+        extra: { idempotencyKey: 'one-key-for-all' },
+      }));
+      expect(results.filter((r) => r.errors).map((r) => r.errors)).toEqual([]);
+      const decisionIds = new Set(results.map((r) => receiptOf(r).decision.id));
+      expect(decisionIds.size).toBe(1);
+      const [row] = await t.dataSource.query('SELECT id, idempotency_key FROM decision WHERE run_id = $1', [
+        runId,
+      ]);
+      expect(row).toEqual({ id: [...decisionIds][0], idempotency_key: 'one-key-for-all' });
+      expect(await waitForRest(t, runId)).toBe('COMPLETED');
+      await expectOneContinuation(runId, 1);
+    },
+    60_000,
+  );
+
+  it('a double submit with one idempotency key (8 at once): one decision, every caller gets its receipt', async () => {
+    const runId = await waitingRun(2);
+    const digest = await digestOf(t, runId);
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        decide(t, 'approve', 'carol', { runId, turnDigest: digest, idempotencyKey: 'double-click' }),
+      ),
+    );
+    expect(results.filter((r) => r.errors).map((r) => r.errors)).toEqual([]);
+    expect(new Set(results.map((r) => receiptOf(r).decision.id)).size).toBe(1);
+    expect(await waitForRest(t, runId)).toBe('COMPLETED');
+    await expectOneContinuation(runId, 2);
+  });
+
+  it('approve against deny on the same turn: one decision; the final state is the winner’s', async () => {
+    const workspaces = [10, 11, 12, 13, 14, 15];
+    const runIds = await Promise.all(workspaces.map((w) => waitingRun(w)));
+    const winners: string[] = [];
+    for (const [i, runId] of runIds.entries()) {
+      const digest = await digestOf(t, runId);
+      // why: alternate who is sent first, so both kinds get their chance to win
+      const contenders = [
+        () => decide(t, 'approve', 'bob', { runId, turnDigest: digest }),
+        () => decide(t, 'deny', 'carol', { runId, turnDigest: digest }),
+      ];
+      const results = await Promise.all((i % 2 === 0 ? contenders : contenders.reverse()).map((c) => c()));
+      const won = results.filter((r) => !r.errors);
+      expect(won).toHaveLength(1);
+      expect(results.filter((r) => r.errors).map(errorCode)).toEqual(['ALREADY_RESUMING']);
+      winners.push(receiptOf(won[0]!).decision.kind);
+    }
+    for (const [i, runId] of runIds.entries()) {
+      const workspaceId = workspaces[i]!;
+      const kind = winners[i]!;
+      expect(await waitForRest(t, runId)).toBe('COMPLETED');
+      const after = await effects(t, runId, { pageId, workspaceId });
+      const decisions = await t.dataSource.query('SELECT kind, outcome FROM decision WHERE run_id = $1', [
+        runId,
+      ]);
+      expect(decisions).toEqual([{ kind, outcome: 'COMPLETED' }]);
+      if (kind === 'APPROVE') {
+        expect(after.kinds.filter((k) => k === 'TOOL_WRITE')).toHaveLength(1);
+        expect(after.page!.seo_title).toBe('Raced title');
+      } else {
+        expect(after.kinds.filter((k) => k === 'TOOL_WRITE')).toHaveLength(0);
+        // the workspace never got a text row: nothing was written
+        expect(after.page).toBeNull();
+        // the model was told: the request after the decision carries the decline (FULL privacy)
+        const [request] = await t.dataSource.query(
+          `SELECT payload FROM run_step WHERE run_id = $1 AND kind = 'REQUEST'
+            AND sequence > (SELECT sequence FROM run_step WHERE run_id = $1 AND kind = 'APPROVAL')`,
+          [runId],
+        );
+        expect(JSON.stringify(request.payload)).toContain('Declined by Carol');
+      }
+    }
+  }, 60_000);
+});

@@ -1,0 +1,126 @@
+import { RecordedDecisions } from '../../src/modules/approvals';
+import { bootTestApp, TestApp } from '../support/test-app';
+import { collect, demoIds, startRun, waitForRest } from '../support/runs';
+
+const DIGEST = `query($id: ID!) { run(id: $id) { pending { turnDigest } } }`;
+const APPROVE = `mutation($input: ApproveRunInput!) { approveRun(input: $input) {
+  path decision { id kind path } run { id status } } }`;
+const RUN = `query($id: ID!) { run(id: $id) { status handBack { code at } decisions { path outcome } } }`;
+const PROGRESS = `subscription($id: ID!) { runProgress(runId: $id) { kind status stepCount turn } }`;
+
+/** A run waiting for approval, started while no worker is live (so it ran inline). */
+async function waitingRun(t: TestApp, ids: Awaited<ReturnType<typeof demoIds>>, page: string) {
+  await t.dataSource.query('DELETE FROM worker_heartbeat');
+  const run = await startRun(t, 'alice', {
+    configurationId: ids.configurations['demo-editor'],
+    prompt: 'SEO',
+    subjectPageId: ids.pages[page],
+  });
+  expect(await waitForRest(t, run.id)).toBe('WAITING_FOR_APPROVAL');
+  const res = await t.gql<{ run: { pending: { turnDigest: string } } }>(DIGEST, { id: run.id }, 'alice');
+  return { id: run.id, digest: res.data!.run.pending.turnDigest };
+}
+
+async function counts(t: TestApp, runId: string) {
+  const [row] = await t.dataSource.query(
+    `SELECT r.status, r.step_count, (SELECT count(*)::int FROM decision d WHERE d.run_id = r.id AND d.handed_back_code IS NULL) AS decisions
+       FROM run r WHERE r.id = $1`,
+    [runId],
+  );
+  return row as { status: string; step_count: number; decisions: number };
+}
+
+describe('the durable path', () => {
+  describe('with no picker running (a worker that is live but has not picked up yet)', () => {
+    let t: TestApp;
+    let ids: Awaited<ReturnType<typeof demoIds>>;
+    beforeAll(async () => {
+      t = await bootTestApp({ DECISION_PATH: 'durable', WORKER_ENABLED: 'false' });
+      ids = await demoIds(t);
+    });
+    afterAll(async () => {
+      await t.close();
+    });
+    const pretendLiveWorker = () =>
+      t.dataSource.query(
+        `INSERT INTO worker_heartbeat (worker_id, name) VALUES ('test-worker', 'worker:test') ON CONFLICT (worker_id) DO UPDATE SET last_seen = now()`,
+      );
+
+    it('takes a DURABLE request inline when no worker is live, and says so', async () => {
+      const run = await waitingRun(t, ids, 'About');
+      const res = await t.gql<{ approveRun: any }>(APPROVE, {
+        input: { runId: run.id, turnDigest: run.digest, path: 'DURABLE' },
+      });
+      expect(res.data!.approveRun.path).toBe('INLINE');
+      expect(res.data!.approveRun.run.status).toBe('RUNNING');
+      expect(await waitForRest(t, run.id)).toBe('COMPLETED');
+    });
+
+    it('records the decision, then carries it out on pickup', async () => {
+      const run = await waitingRun(t, ids, 'Widget');
+      await pretendLiveWorker();
+      const res = await t.gql<{ approveRun: any }>(APPROVE, {
+        input: { runId: run.id, turnDigest: run.digest },
+      });
+      expect(res.errors).toBeUndefined();
+      expect(res.data!.approveRun).toMatchObject({ path: 'DURABLE', run: { status: 'DECISION_RECORDED' } });
+      expect(res.data!.approveRun.decision.path).toBe('DURABLE');
+      const recorded = await counts(t, run.id);
+      expect(recorded).toMatchObject({ status: 'DECISION_RECORDED', decisions: 1 });
+      expect(await t.app.get(RecordedDecisions).pickUp('test', 5)).toBe(1);
+      expect(await waitForRest(t, run.id)).toBe('COMPLETED');
+      const writes: Array<{ n: number }> = await t.dataSource.query(
+        `SELECT count(*)::int AS n FROM run_step WHERE run_id = $1 AND kind = 'TOOL_WRITE'`,
+        [run.id],
+      );
+      expect(writes[0]!.n).toBe(1);
+      const view = await t.gql<{ run: any }>(RUN, { id: run.id });
+      expect(view.data!.run.decisions).toEqual([{ path: 'DURABLE', outcome: 'COMPLETED' }]);
+    });
+
+    it('hands back CONFIGURATION_INACTIVE when the configuration was deactivated before pickup', async () => {
+      const run = await waitingRun(t, ids, 'Launch');
+      await pretendLiveWorker();
+      const before = await counts(t, run.id);
+      const [page] = await t.dataSource.query(
+        `SELECT seo_title FROM page_text WHERE page_id = $1 AND language_id = 0 AND workspace_id = 0`,
+        [ids.pages.Launch],
+      );
+      const res = await t.gql<{ approveRun: any }>(APPROVE, {
+        input: { runId: run.id, turnDigest: run.digest },
+      });
+      expect(res.data!.approveRun.path).toBe('DURABLE');
+      const progress = collect<{ runProgress: { kind: string; status: string } }>(t.ws('alice'), PROGRESS, {
+        id: run.id,
+      });
+      await new Promise((r) => setTimeout(r, 200));
+      await t.dataSource.query(`UPDATE configuration SET is_active = false WHERE identifier = 'demo-editor'`);
+      try {
+        expect(await t.app.get(RecordedDecisions).pickUp('test', 5)).toBe(1);
+      } finally {
+        await t.dataSource.query(
+          `UPDATE configuration SET is_active = true WHERE identifier = 'demo-editor'`,
+        );
+      }
+      await progress.done;
+      const last = progress.events[progress.events.length - 1]!.runProgress;
+      expect(last).toMatchObject({ kind: 'SETTLED', status: 'WAITING_FOR_APPROVAL' });
+      const after = await counts(t, run.id);
+      expect(after).toEqual({ ...before, decisions: 0 });
+      const [pageAfter] = await t.dataSource.query(
+        `SELECT seo_title FROM page_text WHERE page_id = $1 AND language_id = 0 AND workspace_id = 0`,
+        [ids.pages.Launch],
+      );
+      expect(pageAfter).toEqual(page);
+      const view = await t.gql<{ run: any }>(RUN, { id: run.id });
+      expect(view.data!.run.handBack.code).toBe('CONFIGURATION_INACTIVE');
+      // the turn is open again: a new decision (inline now) goes through
+      await t.dataSource.query('DELETE FROM worker_heartbeat');
+      const again = await t.gql<{ approveRun: any }>(APPROVE, {
+        input: { runId: run.id, turnDigest: run.digest },
+      });
+      expect(again.data!.approveRun.path).toBe('INLINE');
+      expect(await waitForRest(t, run.id)).toBe('COMPLETED');
+    });
+  });
+});

@@ -1,0 +1,344 @@
+// GraphQL hardening (design/50-security.md): armor's limits over HTTP and graphql-ws, batching
+// off, CSRF prevention, the 1 MB body limit, input coercion errors, no stack traces, field
+// suggestions stripped in production. Every refusal is a client error, never a 500.
+import type { Client as WsClient } from 'graphql-ws';
+import { bootTestApp, errorCode, GqlResponse, TestApp } from '../support/test-app';
+
+/** `{ __type { fields { type { ofType ... { name } } } } }` nested `depth` levels deep. */
+export function nestedQuery(depth: number): string {
+  const chain = [
+    '__type(name: "Query")',
+    'fields',
+    'type',
+    ...Array<string>(Math.max(0, depth - 4)).fill('ofType'),
+  ];
+  return `{ ${chain.map((f) => `${f} {`).join(' ')} name ${'} '.repeat(chain.length)}}`;
+}
+
+/** A document within the depth, alias and token limits whose cost is above 5000. */
+const COSTLY_QUERY = (() => {
+  let inner = 'name';
+  for (let i = 0; i < 7; i++) inner = `${'...T '.repeat(10)}ofType { ${inner} }`;
+  return `query Costly { __type(name: "Query") { ${inner} } }
+    fragment T on __Type { name kind description specifiedByURL }`;
+})();
+
+const aliased = (n: number): string =>
+  `{ ${Array.from({ length: n }, (_, i) => `a${i}: viewer { grants }`).join(' ')} }`;
+
+interface RawResponse {
+  status: number;
+  contentType: string | null;
+  body: GqlResponse;
+}
+
+/** One operation over graphql-ws: the `next` result, or the `error` payload as errors. */
+export function overWs(
+  client: WsClient,
+  query: string,
+  variables?: Record<string, unknown>,
+): Promise<GqlResponse> {
+  return new Promise((resolve) => {
+    let result: GqlResponse = { status: 0 };
+    client.subscribe(
+      { query, variables },
+      {
+        next: (r) => (result = { status: 0, ...(r as Omit<GqlResponse, 'status'>) }),
+        error: (e) => resolve({ status: -1, errors: Array.isArray(e) ? (e as GqlResponse['errors']) : [] }),
+        complete: () => resolve(result),
+      },
+    );
+  });
+}
+
+describe('GraphQL limits', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await bootTestApp();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  async function post(body: string, headers: Record<string, string> = {}): Promise<RawResponse> {
+    const res = await fetch(t.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${t.tokens.admin}`, ...headers },
+      body,
+    });
+    const text = await res.text();
+    return {
+      status: res.status,
+      contentType: res.headers.get('content-type'),
+      body: JSON.parse(text) as GqlResponse,
+    };
+  }
+  const query = (q: string, variables?: Record<string, unknown>): Promise<RawResponse> =>
+    post(JSON.stringify({ query: q, variables }));
+
+  function expectRefused(res: RawResponse, message?: RegExp): void {
+    expect(res.status).not.toBe(500);
+    expect(res.status).toBe(400);
+    expect(res.body.data ?? null).toBeNull();
+    expect(errorCode(res.body)).toBe('BAD_USER_INPUT');
+    if (message) expect(res.body.errors?.map((e) => e.message).join('\n')).toMatch(message);
+  }
+
+  describe('over HTTP', () => {
+    it('refuses a document nested deeper than 10, and accepts depth 10', async () => {
+      expectRefused(await query(nestedQuery(11)), /depth limit of 10 exceeded, found 11/);
+      const ok = await query(nestedQuery(10));
+      expect(ok.status).toBe(200);
+      expect(ok.body.errors).toBeUndefined();
+    });
+
+    it('refuses 16 aliases, and accepts 15', async () => {
+      expectRefused(await query(aliased(16)), /Aliases limit of 15 exceeded, found 16/);
+      const ok = await query(aliased(15));
+      expect(ok.status).toBe(200);
+      expect(Object.keys(ok.body.data ?? {})).toHaveLength(15);
+    });
+
+    it('refuses more than 50 directives', async () => {
+      const fields = Array.from({ length: 51 }, (_, i) => `f${i}: __typename @include(if: true)`).join(' ');
+      expectRefused(await query(`{ ${fields} }`), /Directives limit of 50 exceeded/);
+    });
+
+    it('refuses more than 2000 tokens with a 400, not a 500', async () => {
+      expectRefused(await query(`{ ${'__typename '.repeat(2001)}}`), /more tha[nt] 2000 tokens/);
+    });
+
+    it('refuses a document above the cost limit', async () => {
+      expectRefused(await query(COSTLY_QUERY), /Cost limit of 5000 exceeded/);
+    });
+
+    it('refuses a syntax error with a 400', async () => {
+      expectRefused(await query('{ viewer { '), /Syntax Error/);
+    });
+
+    it('refuses a batched request (JSON array)', async () => {
+      const res = await post(JSON.stringify([{ query: '{ __typename }' }, { query: '{ __typename }' }]));
+      expectRefused(res, /batching disabled/i);
+    });
+
+    it('refuses a text/plain POST as a possible CSRF', async () => {
+      const res = await post(JSON.stringify({ query: '{ __typename }' }), { 'content-type': 'text/plain' });
+      expectRefused(res, /Cross-Site Request Forgery/);
+    });
+
+    it('refuses a subscription sent over HTTP (subscriptions use graphql-ws)', async () => {
+      const res = await query(
+        'subscription { runEvents(runId: "00000000-0000-4000-8000-000000000000") { kind } }',
+      );
+      expectRefused(res);
+    });
+
+    it('refuses a 2 MB body with 413 and a JSON error', async () => {
+      const res = await query('{ __typename }', { padding: 'x'.repeat(2 * 1024 * 1024) });
+      expect(res.status).toBe(413);
+      expect(res.contentType).toMatch(/application\/json/);
+      expect(errorCode(res.body)).toBe('BAD_USER_INPUT');
+    });
+
+    it('refuses malformed JSON with 400', async () => {
+      expectRefused(await post('{"query": '), /Malformed request body/);
+    });
+
+    it('refuses an unknown enum value in a variable, and writes nothing', async () => {
+      const before = await t.dataSource.query<Array<{ n: number }>>(
+        'SELECT count(*)::int AS n FROM configuration',
+      );
+      const res = await query(
+        'mutation ($input: ConfigurationInput!) { upsertConfiguration(input: $input) { id } }',
+        {
+          input: {
+            identifier: 'enum-probe',
+            name: 'x',
+            provider: 'scripted',
+            model: 'm',
+            privacyLevel: 'NOPE',
+          },
+        },
+      );
+      expectRefused(res, /"NOPE" does not exist in "PrivacyLevel" enum/);
+      const after = await t.dataSource.query<Array<{ n: number }>>(
+        'SELECT count(*)::int AS n FROM configuration',
+      );
+      expect(after[0]!.n).toBe(before[0]!.n);
+    });
+
+    it('refuses malformed variables', async () => {
+      expectRefused(
+        await query('query ($n: String!) { __type(name: $n) { name } }', { n: { not: 'a string' } }),
+      );
+      expectRefused(await post(JSON.stringify({ query: '{ __typename }', variables: 'not-an-object' })));
+    });
+
+    it('keeps field suggestions outside production and never sends stack traces', async () => {
+      const res = await query('{ viewer { grant } }');
+      expectRefused(res, /Did you mean "grants"\?/);
+      for (const e of res.body.errors ?? []) {
+        expect(Object.keys(e.extensions ?? {})).toEqual(['code']);
+      }
+    });
+
+    it('still answers a legit query after the refusals', async () => {
+      const res = await query('{ viewer { user { username } } }');
+      expect(res.status).toBe(200);
+      expect(res.body.data).toEqual({ viewer: { user: { username: 'admin' } } });
+    });
+  });
+
+  describe('over graphql-ws (same limits as HTTP)', () => {
+    let client: WsClient;
+    beforeAll(() => {
+      client = t.ws('admin');
+    });
+
+    it('refuses an over-deep document with BAD_USER_INPUT', async () => {
+      const res = await overWs(client, nestedQuery(11));
+      expect(res.status).toBe(-1);
+      expect(errorCode(res)).toBe('BAD_USER_INPUT');
+      expect(res.errors?.[0]?.message).toMatch(/depth limit of 10 exceeded/);
+    });
+
+    it('refuses an over-deep subscription document', async () => {
+      const res = await overWs(client, `subscription Deep ${nestedQuery(11)}`);
+      expect(errorCode(res)).toBe('BAD_USER_INPUT');
+      expect(res.errors?.map((e) => e.message)).toContain(
+        'Syntax Error: Query depth limit of 10 exceeded, found 11.',
+      );
+    });
+
+    it('refuses 16 aliases, too many tokens, a costly document and a syntax error', async () => {
+      const cases: Array<[string, RegExp]> = [
+        [aliased(16), /Aliases limit of 15/],
+        [`{ ${'__typename '.repeat(2001)}}`, /2000 tokens/],
+        [COSTLY_QUERY, /Cost limit of 5000/],
+        ['{ viewer { ', /Syntax Error/],
+      ];
+      for (const [doc, message] of cases) {
+        const res = await overWs(client, doc);
+        expect(errorCode(res)).toBe('BAD_USER_INPUT');
+        expect(res.errors?.[0]?.message).toMatch(message);
+      }
+    });
+
+    it('refuses an unknown field with BAD_USER_INPUT', async () => {
+      const res = await overWs(client, '{ viewer { nope } }');
+      expect(errorCode(res)).toBe('BAD_USER_INPUT');
+    });
+
+    it('refuses an unknown enum value in a variable with BAD_USER_INPUT', async () => {
+      const res = await overWs(
+        client,
+        'mutation ($input: ConfigurationInput!) { upsertConfiguration(input: $input) { id } }',
+        {
+          input: {
+            identifier: 'enum-probe',
+            name: 'x',
+            provider: 'scripted',
+            model: 'm',
+            privacyLevel: 'NOPE',
+          },
+        },
+      );
+      expect(errorCode(res)).toBe('BAD_USER_INPUT');
+    });
+
+    it('still runs a legit operation on the same connection afterwards', async () => {
+      const res = await overWs(client, '{ viewer { user { username } } }');
+      expect(res.errors).toBeUndefined();
+      expect(res.data).toEqual({ viewer: { user: { username: 'admin' } } });
+    });
+  });
+});
+
+describe('GraphQL limits in production', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await bootTestApp({ NODE_ENV: 'production' });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('strips field suggestions over HTTP and graphql-ws', async () => {
+    const http = await t.gql('{ viewer { grant } }');
+    expect(errorCode(http)).toBe('BAD_USER_INPUT');
+    expect(http.errors?.[0]?.message).toBe('Cannot query field "grant" on type "Viewer".');
+    const ws = await overWs(t.ws('admin'), '{ viewer { grant } }');
+    expect(errorCode(ws)).toBe('BAD_USER_INPUT');
+    expect(ws.errors?.[0]?.message).toBe('Cannot query field "grant" on type "Viewer".');
+  });
+});
+
+describe('rate limit per user (RATE_LIMIT_PER_MINUTE=5)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await bootTestApp({ RATE_LIMIT_PER_MINUTE: '5' });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const viewer = '{ viewer { user { username } } }';
+
+  it('answers RATE_LIMITED (retryable) after 5 operations in a minute', async () => {
+    for (let i = 0; i < 5; i++) {
+      const ok = await t.gql<{ viewer: { user: { username: string } } }>(viewer, {}, 'bob');
+      expect(ok.errors).toBeUndefined();
+      expect(ok.data?.viewer.user.username).toBe('bob');
+    }
+    const refused = await t.gql(viewer, {}, 'bob');
+    expect(refused.status).not.toBe(500);
+    expect(errorCode(refused)).toBe('RATE_LIMITED');
+    expect(refused.errors?.[0]?.extensions?.retryable).toBe(true);
+    expect(refused.errors?.[0]?.extensions?.retryAfterSeconds).toEqual(expect.any(Number));
+  });
+
+  it('keeps a budget per user: another user is not limited', async () => {
+    const res = await t.gql<{ viewer: { user: { username: string } } }>(viewer, {}, 'carol');
+    expect(res.errors).toBeUndefined();
+    expect(res.data?.viewer.user.username).toBe('carol');
+  });
+
+  it('counts every aliased root field as one operation', async () => {
+    const three = '{ a: viewer { grants } b: viewer { grants } c: viewer { grants } }';
+    const first = await t.gql(three, {}, 'alice');
+    expect(first.errors).toBeUndefined();
+    const second = await t.gql(three, {}, 'alice'); // operations 4, 5 and 6
+    expect(second.errors?.map((e) => e.extensions?.code)).toEqual(['RATE_LIMITED']);
+  });
+
+  it('limits operations over graphql-ws the same way', async () => {
+    const client = t.ws('dave');
+    for (let i = 0; i < 5; i++) {
+      const ok = await overWs(client, viewer);
+      expect(ok.errors).toBeUndefined();
+    }
+    const refused = await overWs(client, viewer);
+    expect(errorCode(refused)).toBe('RATE_LIMITED');
+    expect(refused.errors?.[0]?.extensions?.retryable).toBe(true);
+  });
+
+  it('checks the access rule first: refused operations do not use up the budget', async () => {
+    for (let i = 0; i < 6; i++) {
+      expect(errorCode(await t.gql('{ users { id } }', {}, 'erin'))).toBe('FORBIDDEN');
+    }
+    const res = await t.gql<{ viewer: { user: { username: string } } }>(viewer, {}, 'erin');
+    expect(res.errors).toBeUndefined();
+    expect(res.data?.viewer.user.username).toBe('erin');
+  });
+
+  it('authenticates before it counts: no token is still UNAUTHENTICATED (401)', async () => {
+    const res = await t.gql(viewer, {}, null);
+    expect(res.status).toBe(401);
+    expect(errorCode(res)).toBe('UNAUTHENTICATED');
+  });
+
+  it('does not count HTTP routes: /health still answers', async () => {
+    const res = await fetch(t.url.replace(/\/graphql$/, '/health'));
+    expect(res.status).toBe(200);
+  });
+});

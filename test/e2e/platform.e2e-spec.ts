@@ -1,0 +1,147 @@
+// The HTTP platform: the offline GraphiQL page and its assets, /health, correlation ids.
+import { Script } from 'node:vm';
+import { bootTestApp, TestApp } from '../support/test-app';
+
+const EXPECTED_ASSETS: Record<string, RegExp> = {
+  'graphiql.min.css': /^text\/css/,
+  'react.production.min.js': /^application\/javascript/,
+  'react-dom.production.min.js': /^application\/javascript/,
+  'graphql-ws.min.js': /^application\/javascript/,
+  'graphiql.min.js': /^application\/javascript/,
+  'countersign-graphiql.js': /^application\/javascript/,
+};
+
+describe('the HTTP platform', () => {
+  let t: TestApp;
+  let base: string;
+  beforeAll(async () => {
+    t = await bootTestApp();
+    base = t.url.replace(/\/graphql$/, '');
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  describe('GET /graphiql', () => {
+    let html: string;
+    beforeAll(async () => {
+      const res = await fetch(`${base}/graphiql`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      html = await res.text();
+    });
+
+    it('references only assets of this server (no CDN, works offline)', () => {
+      expect(html).not.toMatch(/(https?:)?\/\/[a-z0-9.-]+\.[a-z]{2,}\//i);
+      const refs = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
+      expect(refs.sort()).toEqual(
+        Object.keys(EXPECTED_ASSETS)
+          .map((name) => `/graphiql/assets/${name}`)
+          .sort(),
+      );
+    });
+
+    it('serves every asset with 200 and its content type', async () => {
+      for (const [name, type] of Object.entries(EXPECTED_ASSETS)) {
+        const res = await fetch(`${base}/graphiql/assets/${name}`);
+        expect({ name, status: res.status }).toEqual({ name, status: 200 });
+        expect(res.headers.get('content-type')).toMatch(type);
+        expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(100);
+      }
+    });
+
+    it('serves the UMD builds the page relies on', async () => {
+      const graphiql = await (await fetch(`${base}/graphiql/assets/graphiql.min.js`)).text();
+      expect(graphiql).toContain('.GraphiQL=');
+      expect(graphiql).toContain('createFetcher');
+      const ws = await (await fetch(`${base}/graphiql/assets/graphql-ws.min.js`)).text();
+      expect(ws).toContain('.graphqlWs=');
+    });
+
+    it('subscribes over graphql-ws on /graphql with the token in connectionParams', async () => {
+      const script = await (await fetch(`${base}/graphiql/assets/countersign-graphiql.js`)).text();
+      expect(() => new Script(script)).not.toThrow(); // compiles as JavaScript
+      expect(script).toContain("new URL('/graphql', window.location.href)");
+      expect(script).toContain('graphqlWs.createClient(');
+      expect(script).toContain('connectionParams: authorization ? { authorization: authorization } : {}');
+      expect(script).toContain('GraphiQL.createFetcher(');
+      expect(script).toContain('wsClient: wsClient');
+      expect(script).toContain('localStorage');
+    });
+
+    it('answers 404 for an unknown asset, without a token and without a 500', async () => {
+      for (const name of ['nope.js', '..%2Fpackage.json', '%2E%2E%2F%2E%2E%2Fpackage.json']) {
+        const res = await fetch(`${base}/graphiql/assets/${name}`);
+        expect(res.status).toBe(404);
+      }
+    });
+  });
+
+  describe('correlation ids', () => {
+    it('answers every request with an x-request-id, keeping a sane one the client sent', async () => {
+      const fresh = await fetch(`${base}/graphiql`);
+      expect(fresh.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+      const given = await fetch(`${base}/graphiql`, { headers: { 'x-request-id': 'client-chosen-id-1' } });
+      expect(given.headers.get('x-request-id')).toBe('client-chosen-id-1');
+      const insane = await fetch(`${base}/graphiql`, { headers: { 'x-request-id': 'a b' } });
+      expect(insane.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    });
+  });
+
+  describe('GET /health', () => {
+    it('answers 200 with status ok while the database answers, without a token', async () => {
+      const res = await fetch(`${base}/health`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({
+        status: 'ok',
+        info: { database: { status: 'up' } },
+        error: {},
+        details: { database: { status: 'up' } },
+      });
+    });
+
+    // Runs last in this file: it takes the database away from the app.
+    it('answers 503 when the database is unreachable', async () => {
+      await t.dataSource.destroy();
+      const res = await fetch(`${base}/health`);
+      expect(res.status).toBe(503);
+      const body = (await res.json()) as { status: string; error: Record<string, { status: string }> };
+      expect(body.status).toBe('error');
+      expect(body.error.database?.status).toBe('down');
+    });
+  });
+});
+
+describe('with GRAPHQL_INTROSPECTION=false', () => {
+  let t: TestApp;
+  let base: string;
+  beforeAll(async () => {
+    t = await bootTestApp({ GRAPHQL_INTROSPECTION: 'false' });
+    base = t.url.replace(/\/graphql$/, '');
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('has no GraphiQL page and no assets (404)', async () => {
+    for (const path of [
+      '/graphiql',
+      '/graphiql/assets/graphiql.min.js',
+      '/graphiql/assets/countersign-graphiql.js',
+    ]) {
+      const res = await fetch(`${base}${path}`);
+      expect({ path, status: res.status }).toEqual({ path, status: 404 });
+    }
+  });
+
+  it('refuses introspection with BAD_USER_INPUT and still answers operations', async () => {
+    const refused = await t.gql('{ __schema { queryType { name } } }');
+    expect(refused.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    const ok = await t.gql<{ viewer: { user: { username: string } } }>('{ viewer { user { username } } }');
+    expect(ok.data?.viewer.user.username).toBe('admin');
+  });
+
+  it('keeps /health', async () => {
+    expect((await fetch(`${base}/health`)).status).toBe(200);
+  });
+});

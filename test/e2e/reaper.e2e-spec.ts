@@ -1,0 +1,240 @@
+import { randomUUID } from 'node:crypto';
+import { RunExecutor, RunsRepository, StateVault } from '../../src/modules/runs';
+import { QueuedRunPicker } from '../../src/modules/worker';
+import { collect, demoIds, startRun, until, waitForRest } from '../support/runs';
+import { bootTestApp, TestApp } from '../support/test-app';
+
+const RUN_EVENTS = `subscription Trace($runId: ID!) { runEvents(runId: $runId) {
+  kind outcome error step { sequence kind }
+} }`;
+
+interface TraceEvent {
+  runEvents: {
+    kind: string;
+    outcome: string | null;
+    error: string | null;
+    step: { sequence: number } | null;
+  };
+}
+
+/** Round 1 keeps the provider busy long enough to take the run over; round 2 answers. */
+const SLOW_SCRIPT = {
+  rounds: [{ delayMs: 2500, toolCalls: [{ name: 'pages_read', arguments: {} }] }, { text: 'Read and done.' }],
+};
+
+async function upsertScripted(t: TestApp, identifier: string, providerOptions: unknown): Promise<string> {
+  const res = await t.gql<{ upsertConfiguration: { id: string } }>(
+    `mutation($input: ConfigurationInput!) { upsertConfiguration(input: $input) { id } }`,
+    { input: { identifier, name: identifier, provider: 'scripted', model: 'scripted', providerOptions } },
+  );
+  if (!res.data) throw new Error(JSON.stringify(res.errors));
+  return res.data.upsertConfiguration.id;
+}
+
+async function runRow(t: TestApp, id: string): Promise<Record<string, any>> {
+  const rows: Array<Record<string, any>> = await t.dataSource.query('SELECT * FROM run WHERE id = $1', [id]);
+  return rows[0]!;
+}
+
+async function stepsOf(t: TestApp, id: string): Promise<Array<{ sequence: number; kind: string }>> {
+  return t.dataSource.query('SELECT sequence, kind FROM run_step WHERE run_id = $1 ORDER BY sequence', [id]);
+}
+
+/**
+ * Simulates the executing process losing the run: its lease expired and another token is on
+ * the row, so the original executor (still waiting on its provider in this process) is fenced.
+ */
+async function abandon(t: TestApp, id: string, pendingEffect: unknown = null): Promise<void> {
+  const result: [unknown[], number] = await t.dataSource.query(
+    `UPDATE run SET lease_token = gen_random_uuid(), lease_expires_at = now() - interval '1 second',
+            pending_effect = $2 WHERE id = $1 AND status = 'RUNNING'`,
+    [id, pendingEffect === null ? null : JSON.stringify(pendingEffect)],
+  );
+  expect(result[1]).toBe(1);
+}
+
+/** Inserts QUEUED runs the way a queued start does (sealed start input, no lease). */
+async function enqueue(
+  t: TestApp,
+  configurationId: string,
+  ownerId: string,
+  count: number,
+): Promise<string[]> {
+  const repository = t.app.get(RunsRepository);
+  const vault = t.app.get(StateVault);
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const id = randomUUID();
+    await repository.insertQueued({
+      id,
+      configurationId: Number(configurationId),
+      ownerId: Number(ownerId),
+      workspaceId: 0,
+      subjectPageId: null,
+      subjectLanguageId: null,
+      maxIterations: 5,
+      checkpoint: vault.seal(id, { v: 1, kind: 'start', prompt: `queued ${i}` }),
+    });
+    ids.push(id);
+  }
+  return ids;
+}
+
+describe('reaper and queued-run pickup end to end', () => {
+  let t: TestApp;
+  let ids: Awaited<ReturnType<typeof demoIds>>;
+  let slowId: string;
+
+  beforeAll(async () => {
+    // why: a 2 s lease (renewed every second by the executor) rather than 1 s: the executor
+    // renews at most once a second, so a 1 s lease could expire between two renewals and be
+    // reaped for real in the middle of a takeover test.
+    t = await bootTestApp({ RUN_LEASE_SECONDS: '2', REAPER_INTERVAL_SECONDS: '1', WORKER_CONCURRENCY: '2' });
+    ids = await demoIds(t);
+    slowId = await upsertScripted(t, 'slow-reader', SLOW_SCRIPT);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('requeues an abandoned run, the picker finishes it, and the fenced executor writes nothing more', async () => {
+    const run = await startRun(t, 'alice', {
+      configurationId: slowId,
+      prompt: 'Read it',
+      subjectPageId: ids.pages.About,
+    });
+    await until(async () => (await runRow(t, run.id)).step_count >= 2, 10_000, 'the first REQUEST step');
+    await abandon(t, run.id);
+
+    await until(
+      async () => String((await runRow(t, run.id)).claimed_by ?? '').startsWith('worker:'),
+      10_000,
+      'the picker to claim the requeued run',
+    );
+    expect(await runRow(t, run.id)).toMatchObject({ status: 'RUNNING', requeue_count: 1 });
+    expect(await waitForRest(t, run.id, 20_000)).toBe('COMPLETED');
+
+    const row = await runRow(t, run.id);
+    expect(row).toMatchObject({
+      termination_reason: 'COMPLETED',
+      answer: 'Read and done.',
+      requeue_count: 1,
+      step_count: 8,
+      checkpoint: null,
+      lease_token: null,
+      claimed_by: null,
+    });
+    const steps = await stepsOf(t, run.id);
+    expect(steps.map((s) => s.sequence)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    // The abandoned segment got as far as its first REQUEST; its LLM step (after the provider's
+    // delay, once the run was taken over) was refused, so the new segment's steps follow at once.
+    expect(steps.map((s) => s.kind)).toEqual([
+      'CONTEXT',
+      'REQUEST',
+      'CONTEXT',
+      'REQUEST',
+      'LLM',
+      'TOOL',
+      'REQUEST',
+      'LLM',
+    ]);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await stepsOf(t, run.id)).toHaveLength(8);
+  });
+
+  it('fails an abandoned run with a pending effect NOT_RETRYABLE and publishes it', async () => {
+    const run = await startRun(t, 'alice', {
+      configurationId: slowId,
+      prompt: 'Read it',
+      subjectPageId: ids.pages.About,
+    });
+    const trace = collect<TraceEvent>(t.ws('admin'), RUN_EVENTS, { runId: run.id });
+    await until(() => trace.events.filter((e) => e.runEvents.step).length >= 2, 10_000, 'two live steps');
+    await abandon(t, run.id, { callId: 'call_1_1', toolName: 'pages_update' });
+
+    expect(await waitForRest(t, run.id, 10_000)).toBe('FAILED');
+    await trace.done;
+    expect(trace.errors).toEqual([]);
+    const terminal = trace.events.at(-1)!.runEvents;
+    expect(terminal).toMatchObject({ kind: 'TERMINAL', outcome: 'ERROR' });
+    expect(terminal.error).toMatch(/not repeated/);
+
+    // The original executor is still waiting on its provider; once it wakes it is fenced out.
+    await t.app.get(RunExecutor).settled(run.id);
+    expect(await runRow(t, run.id)).toMatchObject({
+      status: 'FAILED',
+      termination_reason: 'NOT_RETRYABLE',
+      requeue_count: 0,
+      checkpoint: null,
+      lease_token: null,
+      step_count: 2,
+    });
+    expect((await stepsOf(t, run.id)).map((s) => s.kind)).toEqual(['CONTEXT', 'REQUEST']);
+  });
+
+  it('picks up queued runs at most WORKER_CONCURRENCY at once and completes them all', async () => {
+    const quick = await upsertScripted(t, 'quick-answer', { rounds: [{ delayMs: 400, text: 'Done.' }] });
+    const queued = await enqueue(t, quick, ids.users.alice!, 5);
+    t.app.get(QueuedRunPicker).wake();
+    let most = 0;
+    await until(
+      async () => {
+        const [counts] = await t.dataSource.query(
+          `SELECT count(*) FILTER (WHERE status = 'RUNNING') AS running,
+                  count(*) FILTER (WHERE status = 'COMPLETED') AS completed
+             FROM run WHERE id = ANY($1::uuid[])`,
+          [queued],
+        );
+        most = Math.max(most, Number(counts.running));
+        return Number(counts.completed) === queued.length;
+      },
+      20_000,
+      'all queued runs to complete',
+    );
+    expect(most).toBeGreaterThan(0);
+    expect(most).toBeLessThanOrEqual(2);
+    for (const id of queued) {
+      const row = await runRow(t, id);
+      expect(row).toMatchObject({ status: 'COMPLETED', answer: 'Done.', requeue_count: 0, step_count: 3 });
+      expect(row.started_at).not.toBeNull();
+    }
+  });
+});
+
+describe('with WORKER_ENABLED=false', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await bootTestApp({ WORKER_ENABLED: 'false', REAPER_INTERVAL_SECONDS: '1' });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('neither picks up queued runs nor reaps expired leases', async () => {
+    const ids = await demoIds(t);
+    const [queued] = await enqueue(t, ids.configurations['demo-editor']!, ids.users.alice!, 1);
+    const running = randomUUID();
+    await t.app.get(RunsRepository).insertRunning(
+      {
+        id: running,
+        configurationId: Number(ids.configurations['demo-editor']),
+        ownerId: Number(ids.users.alice),
+        workspaceId: 0,
+        subjectPageId: null,
+        subjectLanguageId: null,
+        maxIterations: 5,
+        checkpoint: t.app.get(StateVault).seal(running, { v: 1, kind: 'start', prompt: 'x' }),
+      },
+      { runId: running, token: randomUUID(), claimedBy: 'api:elsewhere:1' },
+      -5,
+    );
+    t.app.get(QueuedRunPicker).wake();
+    await new Promise((r) => setTimeout(r, 2500));
+    expect((await runRow(t, queued!)).status).toBe('QUEUED');
+    expect(await runRow(t, running)).toMatchObject({
+      status: 'RUNNING',
+      requeue_count: 0,
+      claimed_by: 'api:elsewhere:1',
+    });
+  });
+});

@@ -1,0 +1,64 @@
+import { DataSource } from 'typeorm';
+import { hashToken } from '../../../src/modules/auth/core/token';
+import { AuthRepository, toAuthUser } from '../../../src/modules/auth/persistence/auth.repository';
+import { createTestDatabase, demoTokens, openDataSource, TestDatabase } from '../../support/test-database';
+
+describe('AuthRepository', () => {
+  let db: TestDatabase;
+  let ds: DataSource;
+  let repository: AuthRepository;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    ds = await openDataSource(db);
+    repository = new AuthRepository(ds);
+  });
+  afterAll(async () => {
+    await ds?.destroy();
+    await db?.dispose();
+  });
+
+  it("finds a token by its hash with its user and the user's groups, in one call", async () => {
+    const token = await repository.findTokenByHash(hashToken(demoTokens().carol!));
+    expect(token).not.toBeNull();
+    expect(token!.label).toBe('demo');
+    expect(token!.revokedAt).toBeNull();
+    expect(token!.user?.username).toBe('carol');
+    const groups = (token!.user?.groups ?? []).map((g) => [g.name, g.grants]).sort();
+    expect(groups).toEqual([
+      ['approvers', ['AGENT_APPROVE']],
+      ['editors', ['CHAT']],
+    ]);
+    const user = toAuthUser(token!.user!, token!.id);
+    expect([...user.grants].sort()).toEqual(['AGENT_APPROVE', 'CHAT']);
+    expect(user.tokenId).toBe(token!.id);
+  });
+
+  it('finds an admin without groups, and nothing for an unknown hash', async () => {
+    const admin = await repository.findTokenByHash(hashToken(demoTokens().admin!));
+    expect(admin!.user).toMatchObject({ username: 'admin', isAdmin: true, groups: [] });
+    expect(await repository.findTokenByHash(hashToken('cs_not-a-token'))).toBeNull();
+    expect(await repository.findTokenByHash(demoTokens().admin!)).toBeNull(); // the raw token is never stored
+  });
+
+  it('finds a token by id with its user, and nothing for an unknown id', async () => {
+    const byHash = await repository.findTokenByHash(hashToken(demoTokens().bob!));
+    const byId = await repository.findTokenWithUser(byHash!.id);
+    expect(byId!.user?.username).toBe('bob');
+    expect(byId!.user?.groups?.map((g) => g.name)).toEqual(['approvers']);
+    expect(await repository.findTokenWithUser('00000000-0000-4000-8000-000000000000')).toBeNull();
+  });
+
+  it("records a token's use at most once a minute", async () => {
+    const { id } = (await repository.findTokenByHash(hashToken(demoTokens().dave!)))!;
+    const lastUsed = async (): Promise<Date | null> => (await repository.findTokenWithUser(id))!.lastUsedAt;
+    const t0 = new Date('2030-01-01T10:00:00Z');
+    await repository.touchToken(id, t0);
+    expect(await lastUsed()).toEqual(t0);
+    await repository.touchToken(id, new Date(t0.getTime() + 30_000));
+    expect(await lastUsed()).toEqual(t0);
+    const t2 = new Date(t0.getTime() + 61_000);
+    await repository.touchToken(id, t2);
+    expect(await lastUsed()).toEqual(t2);
+  });
+});

@@ -1,0 +1,98 @@
+import { DataSource } from 'typeorm';
+import { seedDemo } from '../../../src/demo/seed-demo';
+import { createTestDatabase, openDataSource, TestDatabase } from '../../support/test-database';
+import { count, snapshot } from './house-support';
+
+// The test database comes migrated and seeded once (test/support/global-setup.ts), so every
+// seedDemo() here is at least the second.
+describe('seedDemo', () => {
+  let db: TestDatabase;
+  let ds: DataSource;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    ds = await openDataSource(db);
+  });
+  afterAll(async () => {
+    await ds?.destroy();
+    await db?.dispose();
+  });
+
+  it('loaded the demo data set of demo-data.md', async () => {
+    const counts: Record<string, number> = {};
+    for (const t of [
+      'app_user',
+      'access_group',
+      'group_member',
+      'site',
+      'site_language',
+      'page',
+      'page_text',
+      'skill',
+      'configuration',
+      'configuration_skill',
+      'task',
+      'task_group',
+    ]) {
+      counts[t] = await count(ds, t);
+    }
+    expect(counts).toEqual({
+      app_user: 6,
+      access_group: 4,
+      group_member: 6,
+      site: 1,
+      site_language: 3,
+      page: 7,
+      page_text: 13,
+      skill: 3,
+      configuration: 4,
+      configuration_skill: 5,
+      task: 2,
+      task_group: 1,
+    });
+    const pages: { slug: string; rootline: number[]; id: number }[] = await ds.query(
+      'SELECT id, slug, rootline FROM page ORDER BY id',
+    );
+    const id = (slug: string): number => pages.find((p) => p.slug === slug)!.id;
+    expect(pages.find((p) => p.slug === '/products/widget')!.rootline).toEqual([
+      id('/'),
+      id('/products'),
+      id('/products/widget'),
+    ]);
+    const [restricted] = await ds.query(
+      "SELECT show_page_ids, edit_page_ids, edit_language_ids FROM access_group WHERE name = 'restricted'",
+    );
+    expect(restricted).toEqual({ show_page_ids: [id('/blog')], edit_page_ids: [], edit_language_ids: [0] });
+  });
+
+  it('changes nothing when run again: every table keeps its rows and content', async () => {
+    const before = await snapshot(ds);
+    expect(Object.keys(before).length).toBeGreaterThanOrEqual(12);
+    expect(await seedDemo(ds)).toEqual({ created: false });
+    expect(await snapshot(ds)).toEqual(before);
+    expect(await seedDemo(ds)).toEqual({ created: false });
+    expect(await snapshot(ds)).toEqual(before);
+  });
+
+  it('recreates only what is missing, leaving every other table as it was', async () => {
+    const before = await snapshot(ds);
+    await ds.query("DELETE FROM app_user WHERE username = 'erin'");
+    expect(await count(ds, 'app_user')).toBe(5);
+
+    expect(await seedDemo(ds)).toEqual({ created: true });
+
+    const after = await snapshot(ds);
+    const changed = Object.keys(before).filter((t) => before[t]!.checksum !== after[t]!.checksum);
+    // erin comes back under a new id, with her membership; her demo token went with her.
+    expect(changed.sort()).toEqual(['api_token', 'app_user', 'group_member']);
+    expect(after.app_user!.rows).toBe(6);
+    expect(after.group_member!.rows).toBe(before.group_member!.rows);
+    const groups: { name: string }[] = await ds.query(
+      `SELECT g.name FROM group_member m JOIN app_user u ON u.id = m.user_id JOIN access_group g ON g.id = m.group_id
+       WHERE u.username = 'erin'`,
+    );
+    expect(groups).toEqual([{ name: 'restricted' }]);
+    expect(await seedDemo(ds)).toEqual({ created: false });
+    expect(await snapshot(ds)).toEqual(after);
+  });
+});

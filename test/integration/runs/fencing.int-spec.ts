@@ -1,0 +1,106 @@
+import { DataSource } from 'typeorm';
+import type { Lease } from '../../../src/modules/runs/persistence/runs.repository';
+import { createTestDatabase, openDataSource, TestDatabase } from '../../support/test-database';
+import {
+  expireLease,
+  LEASE_SECONDS,
+  pausedState,
+  rowOf,
+  runningRun,
+  RunsKit,
+  runsKit,
+  step,
+  stepSequences,
+} from './runs-support';
+
+/**
+ * Fencing (design/10-runs.md): a process whose lease was taken over commits nothing. The run
+ * is taken over the way it happens in production: the lease expires, the reaper requeues the
+ * run, another worker claims it under a new token.
+ */
+describe('a writer with a stale lease token', () => {
+  let db: TestDatabase;
+  let ds: DataSource;
+  let kit: RunsKit;
+  let stale: Lease;
+  let fresh: Lease;
+  let before: Record<string, unknown>;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    ds = await openDataSource(db);
+    kit = await runsKit(ds);
+    stale = await runningRun(kit);
+    expect(await kit.repository.appendStep(stale, step(1), LEASE_SECONDS)).toBe(1);
+    expect(await kit.repository.appendStep(stale, step(2), LEASE_SECONDS)).toBe(2);
+    await expireLease(ds, stale.runId);
+    const reaped = await kit.repository.reapExpired();
+    expect(reaped).toEqual([{ id: stale.runId, status: 'QUEUED', terminationReason: null }]);
+    const [claim] = await kit.repository.claimQueued('worker:int:takeover', LEASE_SECONDS, 1);
+    expect(claim?.run.id).toBe(stale.runId);
+    fresh = claim!.lease;
+    expect(fresh.token).not.toBe(stale.token);
+    before = await rowOf(ds, stale.runId);
+  });
+  afterAll(async () => {
+    await ds?.destroy();
+    await db?.dispose();
+  });
+
+  /** The row and the steps are exactly as the takeover left them. */
+  async function expectUnchanged(): Promise<void> {
+    expect(await rowOf(ds, stale.runId)).toEqual(before);
+    expect(await stepSequences(ds, stale.runId)).toEqual([1, 2]);
+  }
+
+  it('cannot append a step', async () => {
+    expect(await kit.repository.appendStep(stale, step(3), LEASE_SECONDS)).toBeNull();
+    await expectUnchanged();
+  });
+
+  it('cannot renew the lease or mark a pending effect', async () => {
+    expect(await kit.repository.renewLease(stale, 3600)).toBe(false);
+    const sealed = kit.vault.seal(stale.runId, { v: 1, kind: 'state', state: pausedState(false) });
+    expect(
+      await kit.repository.setPendingEffect(stale, { callId: 'c1', toolName: 'pages_update' }, sealed),
+    ).toBe(false);
+    expect(await kit.repository.setPendingEffect(stale, null)).toBe(false);
+    await expectUnchanged();
+  });
+
+  it('cannot suspend the run', async () => {
+    const suspended = await kit.repository.suspend(stale, {
+      status: 'WAITING_FOR_APPROVAL',
+      checkpoint: kit.vault.seal(stale.runId, { v: 1, kind: 'state', state: pausedState() }),
+      turn: 1,
+      turnDigest: 'b'.repeat(64),
+      counters: { iterations: 1, promptTokens: 1, completionTokens: 1 },
+    });
+    expect(suspended).toBe(false);
+    await expectUnchanged();
+  });
+
+  it('cannot settle the run', async () => {
+    expect(
+      await kit.repository.settle(stale, { status: 'COMPLETED', reason: 'COMPLETED', answer: 'stale' }),
+    ).toBe(false);
+    expect(
+      await kit.repository.settle(stale, { status: 'FAILED', reason: 'PROVIDER_FAILED', errorMessage: 'x' }),
+    ).toBe(false);
+    await expectUnchanged();
+  });
+
+  it('while the new holder continues the sequence and settles', async () => {
+    expect(before).toMatchObject({ status: 'RUNNING', requeue_count: 1, lease_token: fresh.token });
+    expect(await kit.repository.appendStep(fresh, step(3), LEASE_SECONDS)).toBe(3);
+    expect(
+      await kit.repository.settle(fresh, { status: 'COMPLETED', reason: 'COMPLETED', answer: 'fresh' }),
+    ).toBe(true);
+    expect(await stepSequences(ds, stale.runId)).toEqual([1, 2, 3]);
+    expect(await rowOf(ds, stale.runId)).toMatchObject({
+      status: 'COMPLETED',
+      answer: 'fresh',
+      step_count: 3,
+    });
+  });
+});

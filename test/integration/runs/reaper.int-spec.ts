@@ -1,0 +1,173 @@
+import { Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { AppConfig } from '../../../src/config/app-config';
+import { RunEventsPublisher } from '../../../src/modules/runs/application/run-events';
+import type { ReapedRun } from '../../../src/modules/runs/persistence/runs.repository';
+import { QueuedRunPicker, ReaperService, reapedMessage } from '../../../src/modules/worker';
+import type { EventBus } from '../../../src/platform/pubsub/event-bus';
+import { createTestDatabase, openDataSource, TestDatabase } from '../../support/test-database';
+import { expireLease, LEASE_SECONDS, rowOf, runningRun, RunsKit, runsKit, step } from './runs-support';
+
+/** The reaper (design/10-runs.md): expired leases are requeued, or failed when retrying is unsafe or exhausted. */
+describe('the reaper on a real database', () => {
+  let db: TestDatabase;
+  let ds: DataSource;
+  let kit: RunsKit;
+
+  beforeAll(async () => {
+    Logger.overrideLogger(false);
+    db = await createTestDatabase();
+    ds = await openDataSource(db);
+    kit = await runsKit(ds);
+  });
+  afterAll(async () => {
+    await ds?.destroy();
+    await db?.dispose();
+  });
+
+  const byId = (reaped: readonly ReapedRun[], id: string) => reaped.find((r) => r.id === id);
+
+  it('requeues an expired run without a pending effect, keeping its checkpoint and steps', async () => {
+    const lease = await runningRun(kit);
+    await kit.repository.appendStep(lease, step(1), LEASE_SECONDS);
+    const checkpoint = (await rowOf(ds, lease.runId)).checkpoint;
+    await expireLease(ds, lease.runId);
+    expect(byId(await kit.repository.reapExpired(), lease.runId)).toEqual({
+      id: lease.runId,
+      status: 'QUEUED',
+      terminationReason: null,
+    });
+    expect(await rowOf(ds, lease.runId)).toMatchObject({
+      status: 'QUEUED',
+      requeue_count: 1,
+      termination_reason: null,
+      claimed_by: null,
+      lease_token: null,
+      lease_expires_at: null,
+      finished_at: null,
+      checkpoint,
+      step_count: 1,
+    });
+  });
+
+  it('leaves runs whose lease has not expired alone', async () => {
+    const lease = await runningRun(kit);
+    expect(byId(await kit.repository.reapExpired(), lease.runId)).toBeUndefined();
+    expect(await rowOf(ds, lease.runId)).toMatchObject({
+      status: 'RUNNING',
+      lease_token: lease.token,
+      requeue_count: 0,
+    });
+  });
+
+  it('fails a run requeued three times already with RETRIES_EXHAUSTED and blanks its state', async () => {
+    const lease = await runningRun(kit);
+    await ds.query('UPDATE run SET requeue_count = 3 WHERE id = $1', [lease.runId]);
+    await expireLease(ds, lease.runId);
+    expect(byId(await kit.repository.reapExpired(), lease.runId)).toEqual({
+      id: lease.runId,
+      status: 'FAILED',
+      terminationReason: 'RETRIES_EXHAUSTED',
+    });
+    const row = await rowOf(ds, lease.runId);
+    expect(row).toMatchObject({
+      status: 'FAILED',
+      requeue_count: 3,
+      checkpoint: null,
+      lease_token: null,
+      claimed_by: null,
+    });
+    expect(row.finished_at).not.toBeNull();
+  });
+
+  it('counts requeues up to the limit over repeated expiries', async () => {
+    // why: a claim takes the oldest queued run; only this test's run may be queued.
+    await ds.query(`UPDATE run SET status = 'CANCELLED' WHERE status = 'QUEUED'`);
+    const lease = await runningRun(kit);
+    const outcomes: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      await expireLease(ds, lease.runId);
+      outcomes.push(byId(await kit.repository.reapExpired(), lease.runId)!.status);
+      const [claim] = await kit.repository.claimQueued('worker:int:again', LEASE_SECONDS, 10);
+      if (i < 3) expect(claim?.run.id).toBe(lease.runId);
+      else expect(claim).toBeUndefined();
+    }
+    expect(outcomes).toEqual(['QUEUED', 'QUEUED', 'QUEUED', 'FAILED']);
+    expect(await rowOf(ds, lease.runId)).toMatchObject({
+      termination_reason: 'RETRIES_EXHAUSTED',
+      requeue_count: 3,
+    });
+  });
+
+  it('fails a run with a pending effect NOT_RETRYABLE and blanks its state', async () => {
+    const lease = await runningRun(kit);
+    expect(await kit.repository.setPendingEffect(lease, { callId: 'call_1', toolName: 'pages_update' })).toBe(
+      true,
+    );
+    await expireLease(ds, lease.runId);
+    expect(byId(await kit.repository.reapExpired(), lease.runId)).toEqual({
+      id: lease.runId,
+      status: 'FAILED',
+      terminationReason: 'NOT_RETRYABLE',
+    });
+    const row = await rowOf(ds, lease.runId);
+    expect(row).toMatchObject({
+      status: 'FAILED',
+      requeue_count: 0,
+      checkpoint: null,
+      pending_effect: { callId: 'call_1', toolName: 'pages_update' },
+      lease_token: null,
+    });
+  });
+
+  it('ReaperService publishes TERMINAL and SETTLED for the runs it failed, and wakes the picker for requeues', async () => {
+    const published: Array<{ topic: string; payload: any }> = [];
+    const bus = {
+      publish: (topic: string, payload: unknown) => Promise.resolve(void published.push({ topic, payload })),
+    };
+    let wakes = 0;
+    const picker = { wake: () => void (wakes += 1) };
+    const reaper = new ReaperService(
+      kit.repository,
+      new RunEventsPublisher(bus as unknown as EventBus),
+      picker as unknown as QueuedRunPicker,
+      { reaperIntervalSeconds: 60, workerEnabled: false } as AppConfig,
+    );
+    const requeued = await runningRun(kit);
+    const failed = await runningRun(kit);
+    await kit.repository.appendStep(failed, step(1), LEASE_SECONDS);
+    await kit.repository.appendStep(failed, step(2), LEASE_SECONDS);
+    await kit.repository.setPendingEffect(failed, { callId: 'call_9', toolName: 'pages_update' });
+    await expireLease(ds, requeued.runId);
+    await expireLease(ds, failed.runId);
+    const reaped = await reaper.reapOnce();
+    expect(reaped.map((r) => r.id).sort()).toEqual([requeued.runId, failed.runId].sort());
+    expect(wakes).toBe(1);
+    expect(published).toEqual([
+      {
+        topic: `run.trace.${failed.runId}`,
+        payload: {
+          type: 'TERMINAL',
+          runId: failed.runId,
+          outcome: 'ERROR',
+          error: reapedMessage({ id: failed.runId, status: 'FAILED', terminationReason: 'NOT_RETRYABLE' }),
+        },
+      },
+      {
+        topic: `run.progress.${failed.runId}`,
+        payload: {
+          kind: 'SETTLED',
+          runId: failed.runId,
+          stepCount: 2,
+          status: 'FAILED',
+          turn: 0,
+          keepAlive: false,
+        },
+      },
+    ]);
+    published.length = 0;
+    expect(await reaper.reapOnce()).toEqual([]);
+    expect(published).toEqual([]);
+    expect(wakes).toBe(1);
+  });
+});

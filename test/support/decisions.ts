@@ -1,0 +1,210 @@
+import { errorCode, GqlResponse, TestApp } from './test-app';
+import { startRun, waitForRest } from './runs';
+
+/** Helpers for the decision, inbox and progress suites (issue 4). */
+
+export const RUN_QUERY = `query($id: ID!) { run(id: $id) {
+  id status stepCount terminationReason isProcessRun
+  pending { kind turn turnDigest calls { callId toolName writes arguments preview } inputRequest { toolName schema } }
+} }`;
+
+const RECEIPT = `path decision { id kind turn turnDigest denialReason decidedBy { username } outcome } run { id status }`;
+export const APPROVE = `mutation($input: ApproveRunInput!) { approveRun(input: $input) { ${RECEIPT} } }`;
+export const DENY = `mutation($input: DenyRunInput!) { denyRun(input: $input) { ${RECEIPT} } }`;
+export const SUBMIT = `mutation($input: SubmitRunInputInput!) { submitRunInput(input: $input) { ${RECEIPT} } }`;
+export const UPSERT_CONFIGURATION = `mutation($input: ConfigurationInput!) { upsertConfiguration(input: $input) { id } }`;
+export const RUN_PROGRESS = `subscription($runId: ID!) { runProgress(runId: $runId) { kind runId stepCount status turn keepAlive } }`;
+export const INBOX_CHANGED = `subscription { inboxChanged { detailVisible mayApprove decidableHere run { id status } } }`;
+
+export interface Receipt {
+  path: string;
+  decision: {
+    id: string;
+    kind: string;
+    turn: number;
+    turnDigest: string;
+    denialReason: string | null;
+    decidedBy: { username: string };
+    outcome: string | null;
+  };
+  run: { id: string; status: string };
+}
+
+export interface ProgressFrame {
+  runProgress: {
+    kind: 'PROGRESS' | 'SETTLED';
+    runId: string;
+    stepCount: number;
+    status: string;
+    turn: number;
+    keepAlive: boolean;
+  };
+}
+
+export interface PendingView {
+  kind: string;
+  turn: number;
+  turnDigest: string;
+  calls: Array<{ callId: string; toolName: string; writes: boolean; arguments: unknown; preview: string[] }>;
+  inputRequest: { toolName: string; schema: unknown } | null;
+}
+
+/** The pending turn of a run as `as` sees it (null when nothing is pending or visible). */
+export async function pendingOf(t: TestApp, runId: string, as = 'admin'): Promise<PendingView | null> {
+  const res = await t.gql<{ run: { pending: PendingView | null } | null }>(RUN_QUERY, { id: runId }, as);
+  if (res.errors) throw new Error(`run query failed: ${JSON.stringify(res.errors)}`);
+  return res.data?.run?.pending ?? null;
+}
+
+/** The digest of the turn a run waits on (as admin). */
+export async function digestOf(t: TestApp, runId: string): Promise<string> {
+  const pending = await pendingOf(t, runId);
+  if (!pending) throw new Error(`run ${runId} has no pending turn`);
+  return pending.turnDigest;
+}
+
+export type Decide = 'approve' | 'deny' | 'submit';
+
+/** The response of a decision mutation. */
+export type GqlResult = GqlResponse<Record<string, Receipt>>;
+
+/** One decision over HTTP; `input` is merged over `{ runId, turnDigest }`. */
+export async function decide(
+  t: TestApp,
+  kind: Decide,
+  as: string,
+  input: Record<string, unknown>,
+): Promise<GqlResult> {
+  const query = kind === 'approve' ? APPROVE : kind === 'deny' ? DENY : SUBMIT;
+  return t.gql<Record<string, Receipt>>(query, { input }, as);
+}
+
+/** The receipt of a decision response (fails with the errors when there is none). */
+export function receiptOf(res: GqlResult): Receipt {
+  const receipt = res.data ? Object.values(res.data)[0] : undefined;
+  if (!receipt) throw new Error(`no receipt: ${JSON.stringify(res.errors)}`);
+  return receipt;
+}
+
+/** Upserts a configuration (as admin) and returns its id. */
+export async function upsertConfiguration(t: TestApp, input: Record<string, unknown>): Promise<string> {
+  const res = await t.gql<{ upsertConfiguration: { id: string } }>(UPSERT_CONFIGURATION, {
+    input: { provider: 'scripted', model: 'scripted', name: String(input.identifier), ...input },
+  });
+  if (!res.data?.upsertConfiguration) throw new Error(`upsertConfiguration: ${JSON.stringify(res.errors)}`);
+  return res.data.upsertConfiguration.id;
+}
+
+/** Starts a run and waits until it rests in `expected` (fails otherwise). */
+export async function startResting(
+  t: TestApp,
+  as: string,
+  input: Record<string, unknown>,
+  expected = 'WAITING_FOR_APPROVAL',
+): Promise<string> {
+  const run = await startRun(t, as, input);
+  const status = await waitForRest(t, run.id);
+  if (status !== expected) throw new Error(`run ${run.id} rests in ${status}, not ${expected}`);
+  return run.id;
+}
+
+/** What a decision may change, read straight from the database. */
+export interface Effects {
+  status: string;
+  terminationReason: string | null;
+  stepCount: number;
+  steps: number;
+  kinds: string[];
+  decisions: number;
+  turn: number;
+  checkpoint: string | null;
+  claimedBy: string | null;
+  page: Record<string, unknown> | null;
+}
+
+/** The run's row, its steps and decisions, and (optionally) one page text row. */
+export async function effects(
+  t: TestApp,
+  runId: string,
+  page?: { pageId: string | number; languageId?: number; workspaceId?: number },
+): Promise<Effects> {
+  const [run] = await t.dataSource.query(
+    `SELECT status, termination_reason, step_count, turn, checkpoint, claimed_by FROM run WHERE id = $1`,
+    [runId],
+  );
+  const steps: Array<{ kind: string }> = await t.dataSource.query(
+    'SELECT kind FROM run_step WHERE run_id = $1 ORDER BY sequence',
+    [runId],
+  );
+  const [{ n }] = await t.dataSource.query('SELECT count(*)::int AS n FROM decision WHERE run_id = $1', [
+    runId,
+  ]);
+  let text: Record<string, unknown> | null = null;
+  if (page) {
+    const rows: Array<Record<string, unknown>> = await t.dataSource.query(
+      `SELECT title, body, seo_title, seo_description, updated_at FROM page_text
+        WHERE page_id = $1 AND language_id = $2 AND workspace_id = $3`,
+      [page.pageId, page.languageId ?? 0, page.workspaceId ?? 0],
+    );
+    text = rows[0] ?? null;
+  }
+  return {
+    status: run.status,
+    terminationReason: run.termination_reason,
+    stepCount: run.step_count,
+    steps: steps.length,
+    kinds: steps.map((s) => s.kind),
+    decisions: n,
+    turn: run.turn,
+    checkpoint: run.checkpoint,
+    claimedBy: run.claimed_by,
+    page: text,
+  };
+}
+
+/** Asserts a refusal code and that the refused decision left `before` exactly as it was. */
+export async function expectRefusedUnchanged(
+  t: TestApp,
+  res: GqlResponse<unknown>,
+  code: string,
+  runId: string,
+  before: Effects,
+  page?: { pageId: string | number; languageId?: number },
+): Promise<void> {
+  expect({ code: errorCode(res), data: res.data ?? null }).toEqual({ code, data: null });
+  expect(await effects(t, runId, page)).toEqual(before);
+}
+
+/** Resolves after `ms`. */
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Creates a user through the API (as admin) and a token for them; returns both. */
+export async function createUserWithToken(
+  t: TestApp,
+  username: string,
+  groupIds: Array<string | number>,
+): Promise<{ userId: string; token: string; tokenId: string }> {
+  const user = await t.gql<{ createUser: { id: string } }>(
+    `mutation($input: CreateUserInput!) { createUser(input: $input) { id } }`,
+    { input: { username, groupIds: groupIds.map(String) } },
+  );
+  if (!user.data?.createUser) throw new Error(`createUser: ${JSON.stringify(user.errors)}`);
+  const userId = user.data.createUser.id;
+  const token = await createToken(t, userId, 'admin');
+  return { userId, ...token };
+}
+
+/** A new API token for a user (as `as`: admin, or the user's own token). */
+export async function createToken(
+  t: TestApp,
+  userId: string,
+  as: string,
+): Promise<{ token: string; tokenId: string }> {
+  const res = await t.gql<{ createApiToken: { tokenId: string; token: string } }>(
+    `mutation($userId: ID!, $label: String!) { createApiToken(userId: $userId, label: $label) { tokenId token } }`,
+    { userId, label: `test ${Date.now()}` },
+    as,
+  );
+  if (!res.data?.createApiToken) throw new Error(`createApiToken: ${JSON.stringify(res.errors)}`);
+  return res.data.createApiToken;
+}
