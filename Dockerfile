@@ -1,5 +1,6 @@
-# Countersign: the API server (and, until a separate worker entry point exists, the in-process
-# worker). Configured entirely by environment variables: see docker-compose.yml and README.
+# Countersign: one image for the API (`node dist/src/main.js [--api-only]`), the worker
+# (`node dist/src/worker.js`) and the CLI. Configured entirely by environment variables: see
+# docker-compose.yml and README.
 #
 #   docker build -t countersign .
 #   docker run -p 3000:3000 -e DATABASE_URL=... -e STATE_ENCRYPTION_KEY=... countersign
