@@ -1,5 +1,11 @@
 import type { Scenario } from './scenario';
+import { P1 } from './scenarios/p1-decision-latency';
+import { P2 } from './scenarios/p2-double-click';
+import { P3 } from './scenarios/p3-fan-out';
+import { P4 } from './scenarios/p4-durable-throughput';
 import { P5 } from './scenarios/p5-step-overhead';
+import { P6 } from './scenarios/p6-recovery';
+import { M1 } from './scenarios/m1-memory';
 
 /** Every scenario of design/60-performance.md that exists so far, in order. */
-export const SCENARIOS: Scenario[] = [P5];
+export const SCENARIOS: Scenario[] = [P1, P2, P3, P4, P5, P6, M1];

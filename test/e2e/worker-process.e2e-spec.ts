@@ -1,154 +1,32 @@
 // The worker process (`node dist/src/worker.js`) and `npm run cli -- status`, compiled and run
 // as users run them: child processes against a test database (PostgreSQL for the worker; the
 // embedded DATA_DIR as well for the CLI).
-import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../../src/config/app-config';
-import { RunsRepository, StateVault, WORK_CHANNEL } from '../../src/modules/runs';
+import { StateVault, WORK_CHANNEL } from '../../src/modules/runs';
 import { lockDataDir } from '../../src/platform/database/pglite';
-import { until } from '../support/runs';
 import {
-  createTestDatabase,
-  demoTokens,
-  itOnPostgres,
-  openDataSource,
-  TestDatabase,
-} from '../support/test-database';
+  build,
+  cli,
+  exitOf,
+  freePort,
+  gqlAt as gql,
+  heartbeatRows,
+  queueRun,
+  runRow,
+  scriptedConfiguration,
+  SERVER,
+  start,
+  WORKER,
+  type Spawned,
+} from '../support/processes';
+import { until } from '../support/runs';
+import { createTestDatabase, itOnPostgres, openDataSource, TestDatabase } from '../support/test-database';
 import { TEST_STATE_KEY, usingPostgres } from '../support/test-env';
-
-const ROOT = resolve(__dirname, '..', '..');
-const WORKER = join(ROOT, 'dist', 'src', 'worker.js');
-const SERVER = join(ROOT, 'dist', 'src', 'main.js');
-const CLI = join(ROOT, 'dist', 'src', 'cli.js');
-
-interface Exited {
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
-}
-
-interface Spawned {
-  readonly child: ChildProcess;
-  readonly exited: Promise<Exited>;
-  output(): string;
-}
-
-/** Builds dist/ (errors outside these entry points are others' work in progress: warned). */
-function build(): void {
-  const tsc = spawnSync(
-    process.execPath,
-    [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
-    {
-      cwd: ROOT,
-      encoding: 'utf8',
-    },
-  );
-  const own = tsc.stdout.split('\n').filter((l) => /^src\/(worker|cli|modules\/worker)/.test(l));
-  if (own.length > 0 || !existsSync(WORKER) || !existsSync(CLI)) {
-    throw new Error(`building the worker failed:\n${tsc.stdout}${tsc.stderr}`);
-  }
-  if (tsc.status !== 0) console.warn(`tsc reported errors elsewhere:\n${tsc.stdout}`);
-}
-
-/** Runs a compiled entry point with only the environment given (plus PATH). */
-function start(script: string, args: string[], env: Record<string, string>): Spawned {
-  const child = spawn(process.execPath, [script, ...args], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.on('data', (b: Buffer) => (out += b.toString()));
-  child.stderr.on('data', (b: Buffer) => (out += b.toString()));
-  const exited = new Promise<Exited>((done) => child.on('exit', (code, signal) => done({ code, signal })));
-  return { child, exited, output: () => out };
-}
-
-async function cli(args: string[], env: Record<string, string>): Promise<Exited & { out: string }> {
-  const run = start(CLI, args, env);
-  const exited = await run.exited;
-  return { ...exited, out: run.output() };
-}
-
-/** Waits for a process to exit, killing it (and failing) past the deadline. */
-async function exitOf(p: Spawned, ms: number): Promise<Exited> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, fail) => {
-    timer = setTimeout(() => {
-      p.child.kill('SIGKILL');
-      fail(new Error(`still running after ${ms} ms:\n${p.output()}`));
-    }, ms);
-  });
-  try {
-    return await Promise.race([p.exited, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-async function scriptedConfiguration(ds: DataSource, identifier: string, rounds: unknown[]): Promise<number> {
-  const [row] = await ds.query<Array<{ id: number }>>(
-    `INSERT INTO configuration (identifier, name, provider, model, provider_options, system_prompt,
-       is_active, require_second_approver, max_iterations, privacy_level)
-     VALUES ($1, $1, 'scripted', 'scripted', $2, 'Test.', true, false, 5, 'METADATA') RETURNING id`,
-    [identifier, JSON.stringify({ rounds })],
-  );
-  return row!.id;
-}
-
-/** Inserts a QUEUED run the way a queued start does: a sealed `start` checkpoint, no lease. */
-async function queueRun(ds: DataSource, vault: StateVault, configurationId: number): Promise<string> {
-  const [owner] = await ds.query<Array<{ id: number }>>(`SELECT id FROM app_user WHERE username = 'alice'`);
-  const id = randomUUID();
-  await new RunsRepository(ds).insertQueued({
-    id,
-    configurationId,
-    ownerId: owner!.id,
-    workspaceId: 0,
-    subjectPageId: null,
-    subjectLanguageId: null,
-    maxIterations: 5,
-    checkpoint: vault.seal(id, { v: 1, kind: 'start', prompt: 'Go' }),
-  });
-  return id;
-}
-
-async function runRow(ds: DataSource, id: string): Promise<Record<string, any>> {
-  const rows: Array<Record<string, any>> = await ds.query('SELECT * FROM run WHERE id = $1', [id]);
-  return rows[0]!;
-}
-
-/** A TCP port nobody listens on now. */
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.on('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
-
-/** A GraphQL request over HTTP to a server process, as a demo user. */
-async function gql<T>(port: number, as: string, query: string, variables: Record<string, unknown> = {}) {
-  const res = await fetch(`http://127.0.0.1:${port}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${demoTokens()[as]}` },
-    body: JSON.stringify({ query, variables }),
-  });
-  return (await res.json()) as {
-    data?: T;
-    errors?: Array<{ message: string; extensions?: { code?: string } }>;
-  };
-}
-
-const heartbeatRows = (ds: DataSource): Promise<Array<{ worker_id: string; name: string }>> =>
-  ds.query('SELECT worker_id, name FROM worker_heartbeat');
 
 describe('the worker process and `cli status` (compiled, in child processes)', () => {
   const temp = mkdtempSync(join(tmpdir(), 'cs-worker-'));

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { PubSub, PubSubEngine } from 'graphql-subscriptions';
 import { RedisPubSub } from 'graphql-redis-subscriptions';
 import Redis from 'ioredis';
@@ -13,11 +13,12 @@ export type Unsubscribe = () => Promise<void>;
  * Publishing never throws: a broken bus must not fail the transaction that produced the event.
  */
 @Injectable()
-export class EventBus implements OnModuleDestroy {
+export class EventBus implements OnApplicationShutdown {
   private readonly logger = new Logger(EventBus.name);
   private readonly engine: PubSubEngine;
   private readonly redis: Redis[] = [];
   readonly distributed: boolean;
+  private closed = false;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     if (config.redisUrl) {
@@ -37,6 +38,7 @@ export class EventBus implements OnModuleDestroy {
   }
 
   async publish(topic: string, payload: unknown): Promise<void> {
+    if (this.closed) return;
     try {
       await this.engine.publish(topic, payload);
     } catch (e) {
@@ -51,6 +53,9 @@ export class EventBus implements OnModuleDestroy {
     return async () => {
       if (done) return;
       done = true;
+      // why: after the Redis connections closed, ioredis rejects the unsubscribe inside
+      // graphql-redis-subscriptions, unhandled; there is nothing left to unsubscribe from.
+      if (this.closed) return;
       try {
         await Promise.resolve(this.engine.unsubscribe(id));
       } catch (e) {
@@ -59,7 +64,13 @@ export class EventBus implements OnModuleDestroy {
     };
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /**
+   * Closes the Redis connections last: at application shutdown, after the modules stopped
+   * (workers unsubscribed, runs drained); from then on publish and unsubscribe do nothing.
+   */
+  async onApplicationShutdown(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
     if (this.engine instanceof RedisPubSub) await this.engine.close().catch(() => undefined);
     for (const client of this.redis) client.disconnect();
   }

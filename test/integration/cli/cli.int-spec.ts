@@ -1,3 +1,5 @@
+import { loadConfig } from '../../../src/config/app-config';
+import { EventBus } from '../../../src/platform/pubsub/event-bus';
 // The CLI as users run it: the compiled dist/src/cli.js in a child process, against a
 // temporary embedded DATA_DIR (and, with DATABASE_URL, against PostgreSQL test databases).
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
@@ -69,7 +71,9 @@ async function onTarget<T>(target: DatabaseTarget, fn: (ds: DataSource) => Promi
 
 /** Authenticates a token the way the API does (hash lookup, revocation, expiry). */
 function authenticate(ds: DataSource, token: string): Promise<AuthUser | null> {
-  return new TokenAuthenticator(new AuthRepository(ds)).authenticate(`Bearer ${token}`);
+  return new TokenAuthenticator(new AuthRepository(ds), new EventBus(loadConfig({}))).authenticate(
+    `Bearer ${token}`,
+  );
 }
 
 async function groupsOf(ds: DataSource, username: string): Promise<string[]> {

@@ -300,6 +300,18 @@ export class DecisionsService {
           : new Refusal('APPROVER_NOT_PERMITTED', 'You may not perform every write this turn proposes');
       }
       const { decision, step } = await this.audit(user, claimed, command, fingerprint, state, lease, manager);
+      // why: the decision is sealed into the checkpoint with the claim, so a continuation cut
+      // off before its first write (a crash, a kill) is requeued and carried out, not lost.
+      const decided = this.vault.seal(run.id, {
+        v: 1,
+        kind: 'decided',
+        state,
+        decision: this.agentDecision(user, command),
+        decisionId: decision.id,
+      });
+      if (!(await this.runs.storeCheckpoint(lease, decided, manager))) {
+        throw new Refusal('ALREADY_RESUMING', 'Another decision on this run was taken first');
+      }
       return { run: (await this.runs.findById(run.id, manager)) ?? claimed, state, decision, step };
     });
   }
@@ -400,8 +412,13 @@ export class DecisionsService {
       lease,
       run: claimed.run,
       configuration,
-      checkpoint: { v: 1, kind: 'state', state: claimed.state },
-      decision: this.agentDecision(ctx.viewer, command),
+      checkpoint: {
+        v: 1,
+        kind: 'decided',
+        state: claimed.state,
+        decision: this.agentDecision(ctx.viewer, command),
+        decisionId,
+      },
       onSettled: (status) => this.decisions.setOutcome(decisionId, status),
     });
   }

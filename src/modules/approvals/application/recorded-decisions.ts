@@ -63,7 +63,7 @@ export class RecordedDecisions {
   }
 
   private async carryOut(claimed: ClaimedRun): Promise<void> {
-    const { run, lease } = claimed;
+    const { run } = claimed;
     let checkpoint: Checkpoint;
     try {
       checkpoint = this.vault.open(run.id, run.checkpoint);
@@ -82,17 +82,43 @@ export class RecordedDecisions {
       await this.handBack(claimed, checkpoint, refusal, decision);
       return;
     }
-    const step = decisionStep(checkpoint.decision, checkpoint.state, decision!.decidedBy);
-    const sequence = await this.runs.appendStep(lease, step, this.config.runLeaseSeconds);
-    if (sequence === null) return; // fenced out: another process holds the run now
-    await this.publishStep(run.id, step, sequence, run.turn);
+    await this.continueDecided(claimed, checkpoint, decision!, configuration);
+  }
+
+  /**
+   * Continues a claimed run whose checkpoint holds a decision (a fresh pickup, or a run
+   * requeued before its first write): records the APPROVAL / INPUT step where it is not
+   * recorded yet, then runs the continuation with the decision's outcome kept on its record.
+   */
+  async resume(claimed: ClaimedRun, checkpoint: Decided): Promise<void> {
+    const decision = await this.decisions.findById(checkpoint.decisionId);
+    if (!decision) {
+      await this.fail(claimed, 'The recorded decision is missing');
+      return;
+    }
+    const configuration = await this.configurations.getById(claimed.run.configurationId);
+    await this.continueDecided(claimed, checkpoint, decision, configuration);
+  }
+
+  private async continueDecided(
+    { run, lease }: ClaimedRun,
+    checkpoint: Decided,
+    decision: DecisionEntity,
+    configuration: ConfigurationView,
+  ): Promise<void> {
+    if (!(await this.decisions.hasDecisionStep(run.id, decision))) {
+      const step = decisionStep(checkpoint.decision, checkpoint.state, decision.decidedBy);
+      const sequence = await this.runs.appendStep(lease, step, this.config.runLeaseSeconds);
+      if (sequence === null) return; // fenced out: another process holds the run now
+      await this.publishStep(run.id, step, sequence, run.turn);
+    }
     const current = (await this.runs.findById(run.id)) ?? run;
     this.executor.launch({
       lease,
       run: current,
       configuration,
       checkpoint,
-      onSettled: (status) => this.decisions.setOutcome(decision!.id, status),
+      onSettled: (status) => this.decisions.setOutcome(decision.id, status),
     });
   }
 

@@ -5,6 +5,7 @@ import { notFound } from '../../../shared/refusal';
 import { normalizeNewToken } from '../core/identity';
 import { generateToken, hashToken } from '../core/token';
 import { mayManageTokensOf, tokenOwnerScope } from '../core/token-access.policy';
+import { TokenAuthenticator } from './token-authenticator';
 import { ApiTokensRepository } from '../persistence/api-tokens.repository';
 
 /** A token as created: the secret is shown this once, only its SHA-256 is kept. */
@@ -19,6 +20,7 @@ export class TokensService {
   constructor(
     private readonly tx: TransactionRunner,
     private readonly tokens: ApiTokensRepository,
+    private readonly authenticator: TokenAuthenticator,
   ) {}
 
   /**
@@ -47,6 +49,9 @@ export class TokensService {
   async revoke(ctx: RequestContext, tokenId: string): Promise<true> {
     const revoked = await this.tokens.revoke(tokenId, tokenOwnerScope(ctx.user), new Date(), this.tx.manager);
     if (!revoked) throw notFound('No such token');
+    // why: subscriptions re-check their token per event through a short shared cache; the
+    // revocation must reach it at once, on every instance.
+    await this.authenticator.invalidate(tokenId);
     return true;
   }
 }

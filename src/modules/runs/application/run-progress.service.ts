@@ -43,7 +43,7 @@ export class RunProgressService {
         }
       },
       onEvent: async (event, control) => {
-        if (!(await this.stillAllowed(viewer, id)))
+        if (!(await this.stillAllowed(viewer, run.ownerId)))
           return control.fail(forbidden('Access to this run was lost'));
         // why: events published before the snapshot was read are already in it; a SETTLED
         // that the snapshot already shows must not end a stream opened on a waiting run.
@@ -55,11 +55,10 @@ export class RunProgressService {
     });
   }
 
-  private async stillAllowed(viewer: AuthUser, runId: string): Promise<boolean> {
+  /** Re-authorises the viewer for one event; the run's owner never changes, so no run lookup. */
+  private async stillAllowed(viewer: AuthUser, ownerId: number): Promise<boolean> {
     const fresh = await this.authenticator.refresh(viewer);
-    if (!fresh) return false;
-    const run = await this.repository.findById(runId);
-    return run !== null && mayKnowRun(fresh, run);
+    return fresh !== null && mayKnowRun(fresh, { ownerId });
   }
 }
 

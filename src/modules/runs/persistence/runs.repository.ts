@@ -283,6 +283,15 @@ export class RunsRepository {
     return rows[0]?.n ?? 0;
   }
 
+  /** Replaces the checkpoint of a run this process executes (under its lease). */
+  async storeCheckpoint(lease: Lease, checkpoint: string, manager?: EntityManager): Promise<boolean> {
+    return this.affectsOne(
+      `UPDATE run SET checkpoint = $3 WHERE id = $1 AND lease_token = $2 AND status = 'RUNNING'`,
+      [lease.runId, lease.token, checkpoint],
+      manager,
+    );
+  }
+
   /** Extends the lease while a long provider call runs; false when it was lost. */
   async renewLease(lease: Lease, leaseSeconds: number): Promise<boolean> {
     return this.affectsOne(

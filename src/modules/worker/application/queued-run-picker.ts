@@ -116,8 +116,14 @@ export class QueuedRunPicker {
     }
     const plan = pickupPlan(checkpoint);
     if (plan.kind === 'fail') return this.fail(claim, plan.message);
-    const configuration = await this.configurations.getById(run.configurationId);
-    this.executor.launch({ lease, run, configuration, checkpoint });
+    if (checkpoint.kind === 'decided') {
+      // why: a requeued decision goes back through the decision layer, which records the
+      // APPROVAL / INPUT step if the cut-off process never did and keeps the outcome.
+      await this.decisions.resume(claim, checkpoint);
+    } else {
+      const configuration = await this.configurations.getById(run.configurationId);
+      this.executor.launch({ lease, run, configuration, checkpoint });
+    }
     // why: `settled` reads the executor's in-flight entry synchronously, so this is the
     // segment just launched even if an older segment of the same run is still winding down.
     this.track(lease.token, this.executor.settled(run.id));

@@ -1,0 +1,262 @@
+// P1 (design/60-performance.md): decision latency. approveRun on a waiting demo-editor run over
+// HTTP until the receipt, and until the first runProgress event of the continuation reaches a
+// subscriber that was already subscribed; beside one raw conditional-UPDATE commit plus one raw
+// WebSocket echo round trip, measured in the same repetition on the same database.
+import { withBenchDatabase } from '../support/database';
+import { decisionTraces, startWaitingRuns, type WaitingRun } from '../support/decisions';
+import { describeEnvironment, type BenchOptions } from '../support/env';
+import { checkAll, type Check, type Figure } from '../support/report';
+import { quantile, ratio, summarize } from '../support/stats';
+import type { Scenario, ScenarioOutcome } from '../scenario';
+import {
+  decisionProblems,
+  measureBaseline,
+  measureDecision,
+  prepareRig,
+  releaseRig,
+  type BaselineSample,
+  type DecisionSample,
+  type Rig,
+} from './p1-measure';
+
+interface Plan {
+  readonly reps: number;
+  /** Decisions per repetition (one waiting run each, decided one after another). */
+  readonly decisions: number;
+  /** Raw commits, echo round trips and viewer queries per repetition. */
+  readonly baseline: number;
+}
+
+const FULL_PLAN: Plan = { reps: 7, decisions: 20, baseline: 200 };
+// why: CI runs --quick; 5 x 6 decisions (each followed to its SETTLED) take a few seconds.
+const QUICK_PLAN: Plan = { reps: 5, decisions: 6, baseline: 50 };
+
+/** The p-quantile of a sample (unsorted in, NaN when empty). */
+const pq = (values: readonly number[], q: number): number =>
+  quantile(
+    [...values].filter((v) => Number.isFinite(v)).sort((a, b) => a - b),
+    q,
+  );
+
+async function waitingRuns(rig: Rig, count: number): Promise<WaitingRun[]> {
+  return startWaitingRuns(
+    rig.owner,
+    rig.app.gql,
+    rig.db.url,
+    { configurationId: rig.ids.configurations['demo-editor'], prompt: 'SEO please' },
+    count,
+  );
+}
+
+async function measure(rig: Rig, plan: Plan) {
+  // warm-up: JIT, pools, the HTTP keep-alive connection, the subscriber's socket
+  for (const run of await waitingRuns(rig, 2)) await measureDecision(rig, run, 0);
+  await measureBaseline(rig, 20, 0);
+  const decisions: DecisionSample[] = [];
+  const baselines: BaselineSample[] = [];
+  const runIds: string[] = [];
+  for (let rep = 1; rep <= plan.reps; rep++) {
+    const runs = await waitingRuns(rig, plan.decisions);
+    baselines.push(await measureBaseline(rig, plan.baseline, rep));
+    for (const run of runs) {
+      runIds.push(run.runId);
+      decisions.push(await measureDecision(rig, run, rep));
+    }
+    process.stdout.write(`  repetition ${rep}/${plan.reps} done\n`);
+  }
+  return { decisions, baselines, runIds };
+}
+
+interface PerRep {
+  readonly rep: number;
+  readonly receiptP50: number;
+  readonly receiptP99: number;
+  readonly firstEventP50: number;
+  readonly firstEventP99: number;
+  readonly deliveryP50: number;
+  readonly publishP50: number;
+  readonly commitP50: number;
+  readonly echoP50: number;
+  readonly viewerP50: number;
+  readonly appStatementP50: number;
+  readonly queriesP50: number;
+}
+
+function perRep(decisions: DecisionSample[], baselines: BaselineSample[]): PerRep[] {
+  return baselines.map((b) => {
+    const ds = decisions.filter((d) => d.rep === b.rep);
+    const of = (f: (d: DecisionSample) => number, q: number): number => pq(ds.map(f), q);
+    return {
+      rep: b.rep,
+      receiptP50: of((d) => d.receiptMs, 0.5),
+      receiptP99: of((d) => d.receiptMs, 0.99),
+      firstEventP50: of((d) => d.firstEventMs, 0.5),
+      firstEventP99: of((d) => d.firstEventMs, 0.99),
+      deliveryP50: of((d) => d.deliveryMs, 0.5),
+      publishP50: of((d) => d.publishMs, 0.5),
+      commitP50: pq(b.commitMs, 0.5),
+      echoP50: pq(b.echoMs, 0.5),
+      viewerP50: pq(b.viewerMs, 0.5),
+      appStatementP50: pq(b.appStatementMs, 0.5),
+      queriesP50: of((d) => d.queries.total, 0.5),
+    };
+  });
+}
+
+function figures(reps: PerRep[]): Figure[] {
+  const s = (f: (r: PerRep) => number) => summarize(reps.map(f));
+  const base = s((r) => r.commitP50 + r.echoP50);
+  const receiptRatio = s((r) => ratio(r.receiptP50, r.commitP50 + r.echoP50));
+  const receipt = s((r) => r.receiptP50);
+  const first = s((r) => r.firstEventP50);
+  return [
+    {
+      name: 'approveRun until the receipt, p50',
+      unit: 'ms',
+      ours: receipt,
+      baseline: { label: 'raw commit + ws echo (p50s)', value: base },
+      ratio: receiptRatio,
+      target: { text: '<= 3x', met: receiptRatio.median <= 3 },
+    },
+    { name: 'approveRun until the receipt, p99', unit: 'ms', ours: s((r) => r.receiptP99) },
+    {
+      name: 'decision -> first event of the continuation at the subscriber, p50',
+      unit: 'ms',
+      ours: first,
+      target: { text: '<= 5 ms', met: first.median <= 5 },
+    },
+    { name: 'decision -> first event, p99', unit: 'ms', ours: s((r) => r.firstEventP99) },
+    {
+      name: 'of which: event published (after the claim commit) -> frame at the subscriber, p50',
+      unit: 'ms',
+      ours: s((r) => r.deliveryP50),
+    },
+    {
+      name: 'reference: `viewer` query over HTTP (auth + GraphQL, no work), p50',
+      unit: 'ms',
+      ours: s((r) => r.viewerP50),
+    },
+    {
+      name: 'reference: `SELECT 1` through the app DataSource (TypeORM + pool), p50',
+      unit: 'ms',
+      ours: s((r) => r.appStatementP50),
+    },
+    { name: 'reference: raw conditional UPDATE commit, p50', unit: 'ms', ours: s((r) => r.commitP50) },
+    { name: 'reference: raw ws echo round trip, p50', unit: 'ms', ours: s((r) => r.echoP50) },
+    {
+      name: 'statements of the app per approveRun (request in flight), median',
+      unit: '',
+      ours: s((r) => r.queriesP50),
+    },
+  ];
+}
+
+async function checks(
+  rig: Rig,
+  decisions: DecisionSample[],
+  baselines: BaselineSample[],
+  runIds: string[],
+  settings: Record<string, string>,
+): Promise<Check[]> {
+  const traces = await decisionTraces(rig.observer, runIds);
+  const commitFailures = baselines.reduce((n, b) => n + b.commitFailures, 0);
+  return [
+    {
+      name: 'durable commits (fsync on, synchronous_commit on)',
+      ok: settings.fsync === 'on' && settings.synchronous_commit === 'on',
+      detail: `fsync=${settings.fsync}, synchronous_commit=${settings.synchronous_commit}`,
+    },
+    checkAll(
+      'every decision answered a receipt (INLINE, APPROVE, RUNNING); the subscriber got the continuation and SETTLED COMPLETED',
+      decisions.length,
+      decisions.flatMap(decisionProblems),
+    ),
+    checkAll(
+      'exactly one decision row and one APPROVAL step per run; every run COMPLETED',
+      traces.length,
+      traces
+        .filter((t) => t.decisions !== 1 || t.approvalSteps !== 1 || t.status !== 'COMPLETED')
+        .map(
+          (t) => `run ${t.runId}: ${t.decisions} decisions, ${t.approvalSteps} APPROVAL steps, ${t.status}`,
+        ),
+    ),
+    {
+      name: 'every baseline commit changed one row',
+      ok: commitFailures === 0,
+      detail: `failed: ${commitFailures}`,
+    },
+  ];
+}
+
+function details(plan: Plan, reps: PerRep[], decisions: DecisionSample[]) {
+  const shapes = new Map<string, number>();
+  for (const d of decisions)
+    for (const q of d.queries.byShape) shapes.set(q.shape, (shapes.get(q.shape) ?? 0) + q.count);
+  return {
+    plan: {
+      ...plan,
+      decisionPath: 'inline',
+      configuration: 'demo-editor',
+      approver: 'carol',
+      subscriber: 'alice (owner)',
+    },
+    method: {
+      receipt:
+        'performance.now() before the HTTP approveRun request .. the receipt parsed (fetch, keep-alive)',
+      firstEvent:
+        'same start .. the first runProgress `next` frame with a step count above the snapshot, read off the subscriber socket',
+      publish: 'the app EventBus publish of that event, stamped by an in-process listener (same clock)',
+      queries:
+        'statements sent by the app pool (application_name countersign) while the request was in flight',
+    },
+    perRep: reps,
+    pooled: {
+      receiptMs: summarize(decisions.map((d) => d.receiptMs)),
+      firstEventMs: summarize(decisions.map((d) => d.firstEventMs)),
+      publishMs: summarize(decisions.map((d) => d.publishMs)),
+      deliveryMs: summarize(decisions.map((d) => d.deliveryMs)),
+      eventBeforeReceipt: decisions.filter((d) => d.firstEventMs < d.receiptMs).length,
+      decisions: decisions.length,
+    },
+    statementsPerApproveRun: Object.fromEntries(
+      [...shapes.entries()]
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, v]) => [k, v / Math.max(1, decisions.length)]),
+    ),
+    decisions: decisions.map((d) => ({
+      rep: d.rep,
+      receiptMs: d.receiptMs,
+      firstEventMs: d.firstEventMs,
+      publishMs: d.publishMs,
+      deliveryMs: d.deliveryMs,
+      queries: d.queries.total,
+    })),
+  };
+}
+
+async function run(options: BenchOptions): Promise<ScenarioOutcome> {
+  const plan = options.quick ? QUICK_PLAN : FULL_PLAN;
+  return withBenchDatabase(options.databaseUrl, 'p1', async (db) => {
+    const rig = await prepareRig(db);
+    try {
+      const environment = await describeEnvironment(rig.observer);
+      const { decisions, baselines, runIds } = await measure(rig, plan);
+      const reps = perRep(decisions, baselines);
+      return {
+        database: db.name,
+        environment,
+        checks: await checks(rig, decisions, baselines, runIds, environment.settings),
+        figures: figures(reps),
+        details: details(plan, reps, decisions),
+      };
+    } finally {
+      await releaseRig(rig);
+    }
+  });
+}
+
+export const P1: Scenario = {
+  id: 'P1',
+  title: 'decision latency: approveRun until the receipt and until the first progress event',
+  run,
+};

@@ -1,0 +1,200 @@
+// P1's measurements: one decision on a waiting run, watched by a subscriber that was already
+// subscribed, and the baselines beside it (one raw conditional-UPDATE commit, one raw
+// WebSocket echo round trip, one authenticated GraphQL query over HTTP).
+import { performance } from 'node:perf_hooks';
+import type { Client } from 'pg';
+import { bootApp, type BenchApp } from '../support/app';
+import { CommitBaseline } from '../support/baseline';
+import { BusTap } from '../support/bus-tap';
+import type { BenchDatabase } from '../support/database';
+import { approve, RUN_PROGRESS, type Answer, type WaitingRun } from '../support/decisions';
+import { demoIds, type DemoIds } from '../support/demo';
+import type { GraphQLClient } from '../support/graphql';
+import { rawClient } from '../support/pg';
+import { QueryCounter, type QueryCount } from '../support/query-counter';
+import { EchoRig } from '../support/raw-ws';
+import { msSince, sleep } from '../support/stats';
+import { GqlWsConnection, type WsMessage } from '../support/ws-subscriber';
+
+export interface Rig {
+  readonly db: BenchDatabase;
+  readonly app: BenchApp;
+  readonly observer: Client;
+  readonly ids: DemoIds;
+  readonly commits: CommitBaseline;
+  readonly echo: EchoRig;
+  readonly queries: QueryCounter;
+  /** The run owner (alice): starts runs, and subscribes to their progress. */
+  readonly owner: GraphQLClient;
+  /** The approver (carol: editors + approvers). */
+  readonly approver: GraphQLClient;
+  /** The subscriber's connection (alice), open for the whole scenario. */
+  readonly subscriber: GqlWsConnection;
+}
+
+export async function prepareRig(db: BenchDatabase): Promise<Rig> {
+  // why: inline decisions continue in this process, so the first event of the continuation
+  // is published by the request that decided (design/20-decisions.md, "Two paths").
+  const app = await bootApp(db, { env: { DECISION_PATH: 'inline' } });
+  const opened: Array<{ close(): Promise<void> }> = [app];
+  try {
+    const observer = await rawClient(db.url, 'countersign-bench-observer');
+    opened.push({ close: () => observer.end() });
+    const commits = await CommitBaseline.open(db.url);
+    opened.push(commits);
+    const echo = await EchoRig.open();
+    opened.push(echo);
+    const subscriber = await GqlWsConnection.open(app.wsUrl, db.tokens.alice!);
+    return {
+      db,
+      app,
+      observer,
+      ids: await demoIds(observer),
+      commits,
+      echo,
+      queries: QueryCounter.install(),
+      owner: app.gql.as(db.tokens.alice!),
+      approver: app.gql.as(db.tokens.carol!),
+      subscriber,
+    };
+  } catch (e) {
+    for (const o of opened.reverse()) await o.close().catch(() => undefined);
+    throw e;
+  }
+}
+
+export async function releaseRig(rig: Rig): Promise<void> {
+  await rig.subscriber.close();
+  await rig.echo.close();
+  await rig.commits.close();
+  await rig.observer.end();
+  await rig.app.close();
+}
+
+interface ProgressFrame {
+  readonly kind: string;
+  readonly stepCount: number;
+  readonly status: string;
+}
+
+/** One decision as P1 saw it. */
+export interface DecisionSample {
+  readonly rep: number;
+  readonly runId: string;
+  readonly answer: Answer;
+  /** approveRun sent .. receipt parsed (client view). */
+  readonly receiptMs: number;
+  /** approveRun sent .. the first PROGRESS of the continuation at the subscriber. */
+  readonly firstEventMs: number;
+  /** approveRun sent .. that event's publish in the app (the bus tap: after the claim committed). */
+  readonly publishMs: number;
+  /** That event's publish .. its frame at the subscriber (the delivery alone). */
+  readonly deliveryMs: number;
+  /** Statements of the app's pool while the request was in flight (continuation ones included). */
+  readonly queries: QueryCount;
+  /** The frames the subscriber got (snapshot first), and how its stream ended. */
+  readonly frames: ProgressFrame[];
+  readonly streamErrors: unknown[];
+}
+
+const progressOf = (m: WsMessage): ProgressFrame =>
+  (m.payload as { data: { runProgress: ProgressFrame } }).data.runProgress;
+
+/**
+ * Subscribes to the run's progress (and waits for the snapshot), decides it over HTTP, and
+ * waits until the subscriber's stream ends (SETTLED), so no continuation overlaps the next
+ * measurement.
+ */
+export async function measureDecision(rig: Rig, run: WaitingRun, rep: number): Promise<DecisionSample> {
+  const frames: ProgressFrame[] = [];
+  let firstAt = NaN;
+  const sub = rig.subscriber.subscribe(RUN_PROGRESS, { runId: run.runId }, (_raw, message, at) => {
+    const frame = progressOf(message);
+    frames.push(frame);
+    if (Number.isNaN(firstAt) && frame.kind === 'PROGRESS' && frame.stepCount > run.stepCount) firstAt = at;
+  });
+  const snapshotBy = Date.now() + 10_000;
+  while (frames.length === 0 && !sub.ended() && Date.now() < snapshotBy) await sleep(1);
+  if (frames.length === 0) throw new Error(`no snapshot for run ${run.runId}: ${JSON.stringify(sub.errors)}`);
+  const tap = await BusTap.open(rig.app, run.runId);
+  rig.queries.start();
+  const sent = performance.now();
+  const mark = process.hrtime.bigint();
+  const answer = await approve(rig.approver, run);
+  const receiptMs = msSince(mark);
+  const queries = rig.queries.stop();
+  await Promise.race([sub.done, sleep(30_000)]);
+  await tap.close();
+  const published = tap.firstProgress((e) => e.kind === 'PROGRESS' && e.stepCount > run.stepCount);
+  return {
+    rep,
+    runId: run.runId,
+    answer,
+    receiptMs,
+    firstEventMs: firstAt - sent,
+    publishMs: (published?.at ?? NaN) - sent,
+    deliveryMs: firstAt - (published?.at ?? NaN),
+    queries,
+    frames,
+    streamErrors: sub.errors,
+  };
+}
+
+/** Problems with one decision: receipt, frames, stream end. */
+export function decisionProblems(s: DecisionSample): string[] {
+  const problems: string[] = [];
+  const r = s.answer.receipt;
+  if (!r) problems.push(`run ${s.runId}: no receipt (HTTP ${s.answer.status}, ${s.answer.codes.join(',')})`);
+  else if (r.path !== 'INLINE' || r.decision.kind !== 'APPROVE' || r.run.status !== 'RUNNING') {
+    problems.push(`run ${s.runId}: receipt ${r.path} ${r.decision.kind} ${r.run.status}`);
+  }
+  if (!Number.isFinite(s.firstEventMs)) problems.push(`run ${s.runId}: no continuation event`);
+  const last = s.frames[s.frames.length - 1];
+  if (last?.kind !== 'SETTLED' || last.status !== 'COMPLETED') {
+    problems.push(
+      `run ${s.runId}: stream ended with ${JSON.stringify(last)} ${JSON.stringify(s.streamErrors)}`,
+    );
+  }
+  return problems;
+}
+
+/** One repetition's baselines. */
+export interface BaselineSample {
+  readonly rep: number;
+  /** One conditional UPDATE in autocommit (synchronous commit), ms each. */
+  readonly commitMs: number[];
+  readonly commitFailures: number;
+  /** One raw `ws` echo round trip, ms each. */
+  readonly echoMs: number[];
+  /** `{ viewer { id } }` over HTTP as the approver: HTTP + GraphQL + token check, no decision. */
+  readonly viewerMs: number[];
+  /** `SELECT 1` through the app's own DataSource (TypeORM + its pool): one statement's cost there. */
+  readonly appStatementMs: number[];
+}
+
+const VIEWER = `query BenchViewer { viewer { user { id } } }`;
+
+export async function measureBaseline(rig: Rig, count: number, rep: number): Promise<BaselineSample> {
+  const commits = await rig.commits.updates(count);
+  const echoMs = await rig.echo.roundTrips(count, 200);
+  const viewerMs: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const mark = process.hrtime.bigint();
+    await rig.approver.must(VIEWER);
+    viewerMs.push(msSince(mark));
+  }
+  const appStatementMs: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const mark = process.hrtime.bigint();
+    await rig.app.dataSource.query('SELECT 1');
+    appStatementMs.push(msSince(mark));
+  }
+  return {
+    rep,
+    commitMs: commits.latenciesMs,
+    commitFailures: commits.failures,
+    echoMs,
+    viewerMs,
+    appStatementMs,
+  };
+}

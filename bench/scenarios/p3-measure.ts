@@ -1,0 +1,296 @@
+// P3's measurements: one run's steps fanned out to K graphql-ws subscribers in this process
+// (half admins on runEvents, half bob on runProgress), every frame stamped on arrival against
+// the app's own publish of its event; and the raw `ws` broadcast of the same bytes beside it.
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type { Client } from 'pg';
+import { RecordedDecisions } from '../../src/modules/approvals';
+import { RunExecutor } from '../../src/modules/runs';
+import { bootApp, type BenchApp } from '../support/app';
+import { BusTap } from '../support/bus-tap';
+import type { BenchDatabase } from '../support/database';
+import { approve, RUN_EVENTS, RUN_PROGRESS, startWaiting } from '../support/decisions';
+import { demoIds } from '../support/demo';
+import {
+  END,
+  fanoutFigures,
+  newLog,
+  stepKey,
+  streamProblems,
+  type Audience,
+  type EventKey,
+  type FanoutFigures,
+  type SubscriberLog,
+} from '../support/fanout';
+import { upsertScriptedConfiguration } from '../support/fixtures';
+import type { GraphQLClient } from '../support/graphql';
+import { rawClient } from '../support/pg';
+import { QueryCounter, type QueryCount } from '../support/query-counter';
+import { readRun, stepLog, stepLogProblems } from '../support/runs';
+import { sleep } from '../support/stats';
+import type { GqlWsConnection, WsMessage, WsSubscription } from '../support/ws-subscriber';
+
+/** Quick read rounds after the approval: ~3 steps each (REQUEST, LLM, TOOL). */
+export const ROUNDS = 10;
+const TITLE = 'Fan-out title';
+
+export interface Rig {
+  readonly db: BenchDatabase;
+  readonly app: BenchApp;
+  readonly observer: Client;
+  readonly configurationId: string;
+  readonly pageId: string;
+  /** Planted in the page body (read by every round) and in the model's final answer. */
+  readonly sentinel: string;
+  readonly owner: GraphQLClient;
+  readonly approver: GraphQLClient;
+  readonly queries: QueryCounter;
+}
+
+export async function prepareRig(db: BenchDatabase): Promise<Rig> {
+  // why: no worker here, and reconcile only after a day: a decision recorded on the durable
+  // path waits in DECISION_RECORDED until the bench carries it out (RecordedDecisions.pickUp,
+  // what a worker does), so every subscriber is in place before the first step.
+  const app = await bootApp(db, {
+    env: { DECISION_PATH: 'inline', WORKER_ENABLED: 'false', DECISION_PICKUP_SECONDS: '86400' },
+  });
+  try {
+    const observer = await rawClient(db.url, 'countersign-bench-observer');
+    const ids = await demoIds(observer);
+    const pageId = ids.pages['/products/widget']!;
+    const sentinel = `SENTINEL-${randomBytes(6).toString('hex')}`;
+    await observer.query(
+      `UPDATE page_text SET body = $2, seo_title = $3 WHERE page_id = $1 AND language_id = 0 AND workspace_id = 0`,
+      [pageId, `The widget. ${sentinel} (secret body)`, TITLE],
+    );
+    const configurationId = await upsertScriptedConfiguration(observer, {
+      identifier: 'bench-p3-fanout',
+      rounds: [
+        { toolCalls: [{ name: 'pages_update', arguments: { seoTitle: TITLE } }] },
+        ...Array.from({ length: ROUNDS }, () => ({ toolCalls: [{ name: 'pages_read', arguments: {} }] })),
+        { text: `Here is what the page says: ${sentinel}. Done.` },
+      ],
+      maxIterations: ROUNDS + 3,
+      privacyLevel: 'FULL',
+    });
+    return {
+      db,
+      app,
+      observer,
+      configurationId,
+      pageId,
+      sentinel,
+      owner: app.gql.as(db.tokens.alice!),
+      approver: app.gql.as(db.tokens.carol!),
+      queries: QueryCounter.install(),
+    };
+  } catch (e) {
+    await app.close();
+    throw e;
+  }
+}
+
+export async function releaseRig(rig: Rig): Promise<void> {
+  await rig.observer.end();
+  await rig.app.close();
+}
+
+const FAKE_WORKER = 'bench-p3-recorder';
+
+/**
+ * A run resting in DECISION_RECORDED: started (alice), paused for approval, approved by carol
+ * on the durable path. The durable path needs a live worker; a heartbeat row stands in for
+ * one while the decision is recorded and is removed at once, so nothing picks it up.
+ */
+async function recordedRun(rig: Rig): Promise<{ runId: string; stepCount: number }> {
+  const input = { configurationId: rig.configurationId, prompt: 'Read it', subjectPageId: rig.pageId };
+  const run = await startWaiting(rig.owner, rig.app.gql, rig.observer, input);
+  await rig.observer.query(`INSERT INTO worker_heartbeat (worker_id, name) VALUES ($1, $1)`, [FAKE_WORKER]);
+  try {
+    const answer = await approve(rig.approver, run, 'DURABLE');
+    const r = answer.receipt;
+    if (r?.path !== 'DURABLE' || r.run.status !== 'DECISION_RECORDED') {
+      throw new Error(`the decision was not recorded: ${JSON.stringify(answer)}`);
+    }
+    return { runId: run.runId, stepCount: r.run.stepCount };
+  } finally {
+    await rig.observer.query('DELETE FROM worker_heartbeat WHERE worker_id = $1', [FAKE_WORKER]);
+  }
+}
+
+/** The six fields of RunProgressEvent: a count-only frame may carry nothing else. */
+const PROGRESS_FIELDS = 'keepAlive,kind,runId,status,stepCount,turn';
+
+interface TraceFrame {
+  kind: 'STEP' | 'TERMINAL';
+  step: { sequence: number } | null;
+  outcome: string | null;
+}
+interface ProgressFrame {
+  kind: 'PROGRESS' | 'SETTLED';
+  stepCount: number;
+  status: string;
+  keepAlive: boolean;
+}
+
+/** Keeps the raw frames of one subscriber per audience: the baseline sends the same bytes. */
+interface Sample {
+  trace: string[];
+  progress: string[];
+}
+
+function handler(log: SubscriberLog, sentinel: string, sample: string[] | null) {
+  return (raw: string, message: WsMessage, at: number): void => {
+    const data = (message.payload as { data?: Record<string, unknown> } | undefined)?.data ?? {};
+    const hasSentinel = raw.includes(sentinel);
+    if (hasSentinel) log.sentinelFrames++;
+    let key: EventKey;
+    if (log.audience === 'progress') {
+      const f = data.runProgress as ProgressFrame;
+      if (hasSentinel || Object.keys(f).sort().join(',') !== PROGRESS_FIELDS) log.leaks++;
+      if (f.keepAlive) {
+        log.keepAlives++;
+        return;
+      }
+      key = f.kind === 'SETTLED' ? END : stepKey(f.stepCount);
+      if (f.kind === 'SETTLED') log.end = f.status;
+    } else {
+      const f = data.runEvents as TraceFrame;
+      key = f.kind === 'TERMINAL' ? END : stepKey(f.step!.sequence);
+      if (f.kind === 'TERMINAL') log.end = f.outcome === 'DONE' ? 'COMPLETED' : f.outcome;
+    }
+    if (log.first === null) {
+      log.first = key;
+      return;
+    }
+    log.live.push({ key, at });
+    sample?.push(raw);
+  };
+}
+
+/** One repetition at one K. */
+export interface FanoutSample {
+  readonly k: number;
+  readonly rep: number;
+  readonly runId: string;
+  readonly fromStep: number;
+  readonly toStep: number;
+  readonly figures: FanoutFigures;
+  /** Problems per subscriber (gaps, wrong end, errors), and leaks in count-only frames. */
+  readonly problems: string[];
+  readonly leaks: number;
+  readonly sentinelInTrace: number;
+  readonly runProblems: string[];
+  readonly sample: Sample;
+  readonly subscribeMs: number;
+  readonly queries: QueryCount;
+  readonly keepAlives: number;
+}
+
+/** Subscriptions started at once; the next batch once each of these had its first frame. */
+const SUBSCRIBE_BATCH = 250;
+
+/**
+ * Subscribes every connection (even: admin runEvents, odd: bob runProgress) in batches and
+ * waits for each one's first frame (snapshot or replayed step): the fan-out is measured, not
+ * a subscribe storm. A subscription that fails is kept, with its error, for the checks.
+ */
+async function subscribeAll(
+  rig: Rig,
+  connections: readonly GqlWsConnection[],
+  runId: string,
+  fromStep: number,
+  sample: Sample,
+): Promise<{ logs: SubscriberLog[]; subs: WsSubscription[] }> {
+  const logs: SubscriberLog[] = [];
+  const subs: WsSubscription[] = [];
+  for (let from = 0; from < connections.length; from += SUBSCRIBE_BATCH) {
+    const batch = connections.slice(from, from + SUBSCRIBE_BATCH).map((c, j) => {
+      const i = from + j;
+      const audience: Audience = i % 2 === 0 ? 'trace' : 'progress';
+      const log = newLog(audience);
+      const onFrame = handler(log, rig.sentinel, i < 2 ? sample[audience] : null);
+      const sub =
+        audience === 'trace'
+          ? c.subscribe(RUN_EVENTS, { runId, afterSequence: fromStep - 1 }, onFrame)
+          : c.subscribe(RUN_PROGRESS, { runId }, onFrame);
+      sub.done.then(() => log.errors.push(...sub.errors)).catch(() => undefined);
+      logs.push(log);
+      subs.push(sub);
+      return { log, sub };
+    });
+    const deadline = Date.now() + 60_000;
+    while (batch.some((b) => b.log.first === null && !b.sub.ended()) && Date.now() < deadline) await sleep(5);
+  }
+  if (logs.every((l) => l.first === null)) {
+    throw new Error(`no subscription started: ${JSON.stringify(subs[0]?.errors ?? null)}`);
+  }
+  return { logs, subs };
+}
+
+function publishTimes(tap: BusTap): Record<Audience, Map<EventKey, number>> {
+  const trace = new Map<EventKey, number>();
+  for (const p of tap.trace) {
+    const e = p.event;
+    trace.set(e.type === 'TERMINAL' ? END : stepKey(e.step.sequence), p.at);
+  }
+  const progress = new Map<EventKey, number>();
+  for (const p of tap.progress) {
+    if (p.event.keepAlive) continue;
+    progress.set(p.event.kind === 'SETTLED' ? END : stepKey(p.event.stepCount), p.at);
+  }
+  return { trace, progress };
+}
+
+/**
+ * One repetition: a recorded run, every connection subscribed, then the decision carried out
+ * in this process while the bus tap stamps each publish; waits until every stream ended.
+ */
+export async function measureFanout(
+  rig: Rig,
+  connections: readonly GqlWsConnection[],
+  rep: number,
+): Promise<FanoutSample> {
+  const { runId, stepCount: fromStep } = await recordedRun(rig);
+  const sample: Sample = { trace: [], progress: [] };
+  const subscribing = performance.now();
+  const { logs, subs } = await subscribeAll(rig, connections, runId, fromStep, sample);
+  const subscribeMs = performance.now() - subscribing;
+  const tap = await BusTap.open(rig.app, runId);
+  rig.queries.start();
+  const executor = rig.app.app.get(RunExecutor);
+  const taken = await rig.app.app.get(RecordedDecisions).pickUp(executor.instanceId, 1);
+  if (taken !== 1) throw new Error(`pickUp took ${taken} recorded decisions, expected 1`);
+  // why: a safety net only; at about 200 deliveries a second (a loaded machine) K = 5,000
+  // takes 15 minutes.
+  const deadline = Date.now() + 120_000 + connections.length * 200;
+  await Promise.race([Promise.all(subs.map((s) => s.done)), sleep(Math.max(0, deadline - Date.now()))]);
+  await executor.settled(runId);
+  const queries = rig.queries.stop();
+  await tap.close();
+  const run = await readRun(rig.observer, runId);
+  const steps = await stepLog(rig.observer, runId);
+  const toStep = run?.stepCount ?? NaN;
+  const published = publishTimes(tap);
+  const problems = logs.flatMap((l, i) =>
+    streamProblems(l, fromStep, toStep, 'COMPLETED').map((p) => `subscriber ${i} (${l.audience}): ${p}`),
+  );
+  return {
+    k: connections.length,
+    rep,
+    runId,
+    fromStep,
+    toStep,
+    figures: fanoutFigures(logs, published),
+    problems,
+    leaks: logs.reduce((n, l) => n + (l.audience === 'progress' ? l.leaks : 0), 0),
+    sentinelInTrace: logs.reduce((n, l) => n + (l.audience === 'trace' ? l.sentinelFrames : 0), 0),
+    runProblems: run
+      ? [...(run.status === 'COMPLETED' ? [] : [`run ${run.status}`]), ...stepLogProblems(run, steps)]
+      : ['run missing'],
+    sample,
+    subscribeMs,
+    queries,
+    keepAlives: logs.reduce((n, l) => n + l.keepAlives, 0),
+  };
+}

@@ -1,0 +1,299 @@
+// P4 (design/60-performance.md): durable throughput. Recorded decisions (approveRun on the
+// DURABLE path through the API) carried out by the worker (claim, the approved write, one
+// scripted round, persist, publish, settle) with WORKER_CONCURRENCY=10, in windows
+// interleaved with a pgbench-style raw SKIP LOCKED claim + complete loop of 10 raw clients on
+// the same database.
+import type { Client } from 'pg';
+import { RunExecutor, StateVault } from '../../src/modules/runs';
+import { QueuedRunPicker } from '../../src/modules/worker';
+import { bootApp, type BenchApp } from '../support/app';
+import { ClaimLoop, type ClaimLoopSample } from '../support/claim-loop';
+import { approveAll, auditContinuations, cloneWaitingRuns, installPageWriteLog } from '../support/clones';
+import { withBenchDatabase, type BenchDatabase } from '../support/database';
+import { describeEnvironment, type BenchOptions } from '../support/env';
+import { upsertScriptedConfiguration } from '../support/fixtures';
+import { rawClient } from '../support/pg';
+import { checkAll, type Check, type Figure } from '../support/report';
+import { startRun, waitForRest } from '../support/runs';
+import { ratio, sleep, summarize } from '../support/stats';
+import type { Scenario, ScenarioOutcome } from '../scenario';
+
+interface Plan {
+  readonly reps: number;
+  /** One window of the worker per repetition (ms). */
+  readonly oursMs: number;
+  /** One window of the raw loop per repetition (ms). */
+  readonly rawMs: number;
+}
+
+const CONCURRENCY = 10;
+// why: 6 x 10 s is the design's 60 s of worker time, in windows interleaved with the baseline.
+const FULL_PLAN: Plan = { reps: 6, oursMs: 10_000, rawMs: 10_000 };
+// why: CI runs --quick; 5 x (1.2 s + 0.8 s) plus the set-up stays near 20 s on a loaded machine.
+const QUICK_PLAN: Plan = { reps: 5, oursMs: 1_200, rawMs: 800 };
+
+/** The approved write, then one scripted round (the final answer). */
+const ROUNDS = [
+  { toolCalls: [{ name: 'pages_update', arguments: { seoTitle: 'Bench P4 title' } }] },
+  { text: 'Done.' },
+];
+
+interface Rig {
+  readonly db: BenchDatabase;
+  readonly app: BenchApp;
+  readonly observer: Client;
+  readonly loop: ClaimLoop;
+  readonly picker: QueuedRunPicker;
+  readonly executor: RunExecutor;
+  readonly configurationId: string;
+  readonly templateId: string;
+  /** Every run given a recorded decision. */
+  readonly decided: string[];
+  nextWorkspace: number;
+}
+
+interface Window {
+  readonly rep: number;
+  readonly completed: number;
+  readonly seconds: number;
+  readonly perSecond: number;
+  /** Recorded decisions still waiting when the window closed (0: the backlog ran dry). */
+  readonly backlogLeft: number;
+  readonly backlogAtStart: number;
+}
+
+async function prepareRig(db: BenchDatabase): Promise<Rig> {
+  const observer = await rawClient(db.url, 'countersign-bench-p4-observer');
+  await installPageWriteLog(observer);
+  const configurationId = await upsertScriptedConfiguration(observer, {
+    identifier: 'bench-p4',
+    rounds: ROUNDS,
+    maxIterations: 3,
+  });
+  const page = await observer.query<{ id: number }>(`SELECT id FROM page WHERE slug = '/products'`);
+  const app = await bootApp(db, {
+    env: {
+      WORKER_CONCURRENCY: String(CONCURRENCY),
+      // why: starts (the template) run inline; decisions ask for DURABLE explicitly.
+      DECISION_PATH: 'inline',
+      // why: no REDIS_URL (the in-memory bus): one process publishes and listens, and closing
+      // an app whose worker subscribed through Redis crashes it today (bench/README.md, P4).
+    },
+  });
+  const picker = app.app.get(QueuedRunPicker);
+  // why: the worker claims only inside a measured window; the heartbeat stays live meanwhile,
+  // so the API records decisions DURABLE.
+  await picker.stop();
+  const templateId = await startRun(app.gql.as(db.tokens.alice ?? null), {
+    configurationId,
+    prompt: 'SEO please',
+    subjectPageId: String(page.rows[0]!.id),
+    workspaceId: 1,
+  });
+  const rest = await waitForRest(observer, templateId, 30_000);
+  if (rest.status !== 'WAITING_FOR_APPROVAL') throw new Error(`the template run ended ${rest.status}`);
+  const loop = await ClaimLoop.open(db.url, CONCURRENCY);
+  return {
+    db,
+    app,
+    observer,
+    loop,
+    picker,
+    executor: app.app.get(RunExecutor),
+    configurationId,
+    templateId,
+    decided: [],
+    nextWorkspace: 2,
+  };
+}
+
+async function backlog(rig: Rig): Promise<number> {
+  const r = await rig.observer.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM run WHERE status = 'DECISION_RECORDED' AND configuration_id = $1`,
+    [rig.configurationId],
+  );
+  return r.rows[0]!.n;
+}
+
+/** Brings the recorded decisions up to `target`: waiting copies, each approved DURABLE over HTTP. */
+async function topUp(rig: Rig, target: number): Promise<string[]> {
+  const missing = target - (await backlog(rig));
+  if (missing <= 0) return [];
+  const workspaces = Array.from({ length: missing }, (_, i) => rig.nextWorkspace + i);
+  rig.nextWorkspace += missing;
+  const vault = rig.app.app.get(StateVault);
+  const ids = await cloneWaitingRuns(rig.observer, vault, rig.templateId, workspaces);
+  const answers = await approveAll(rig.app.gql.as(rig.db.tokens.carol ?? null), rig.observer, ids, 'DURABLE');
+  rig.decided.push(...answers.acknowledged);
+  return answers.refused;
+}
+
+async function clock(client: Client): Promise<number> {
+  const r = await client.query<{ ms: number }>(
+    `SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms`,
+  );
+  return r.rows[0]!.ms;
+}
+
+/** Lets the worker claim for `ms`, then stops it and waits for its segments to end. */
+async function workerWindow(rig: Rig, ms: number, rep: number): Promise<Window> {
+  const backlogAtStart = await backlog(rig);
+  const t0 = await clock(rig.observer);
+  rig.picker.start();
+  await sleep(ms);
+  const t1 = await clock(rig.observer);
+  const backlogLeft = await backlog(rig);
+  await rig.picker.stop();
+  while (rig.executor.activeCount() > 0) await sleep(10);
+  // why: settle's finished_at is the server's now() of the settling transaction.
+  const done = await rig.observer.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM run WHERE configuration_id = $1
+        AND finished_at > to_timestamp($2 / 1000.0) AND finished_at <= to_timestamp($3 / 1000.0)`,
+    [rig.configurationId, t0, t1],
+  );
+  const seconds = (t1 - t0) / 1000;
+  const completed = done.rows[0]!.n;
+  return { rep, completed, seconds, perSecond: completed / seconds, backlogLeft, backlogAtStart };
+}
+
+async function measure(rig: Rig, plan: Plan) {
+  const refused: string[] = [];
+  // Warm-up (not counted): JIT, pools, the first claims.
+  refused.push(...(await topUp(rig, 40)));
+  await workerWindow(rig, 1000, 0);
+  await rig.loop.refill(5000);
+  await rig.loop.run(500);
+  const ours: Window[] = [];
+  const raw: Array<ClaimLoopSample & { rep: number }> = [];
+  let rate = 60;
+  let rawRate = 2000;
+  for (let rep = 1; rep <= plan.reps; rep++) {
+    await rig.loop.refill(Math.ceil((rawRate * plan.rawMs * 2) / 1000) + 1000);
+    const r = await rig.loop.run(plan.rawMs);
+    raw.push({ ...r, rep });
+    rawRate = Math.max(rawRate, r.perSecond);
+    // why: 1.5x the best rate so far (+20), so the backlog never runs dry inside a window.
+    refused.push(...(await topUp(rig, Math.ceil((rate * plan.oursMs * 1.5) / 1000) + 20)));
+    const w = await workerWindow(rig, plan.oursMs, rep);
+    ours.push(w);
+    rate = Math.max(rate, w.perSecond);
+    process.stdout.write(
+      `  repetition ${rep}/${plan.reps}: ${w.perSecond.toFixed(1)} continuations/s, raw ${r.perSecond.toFixed(0)}/s\n`,
+    );
+  }
+  return { ours, raw, refused };
+}
+
+async function checks(
+  rig: Rig,
+  ours: Window[],
+  refused: string[],
+  settings: Record<string, string>,
+): Promise<{ checks: Check[]; audit: Awaited<ReturnType<typeof auditContinuations>> }> {
+  const claimed = await rig.observer.query<{ id: string }>(
+    `SELECT id FROM run WHERE id = ANY($1::uuid[]) AND status <> 'DECISION_RECORDED'`,
+    [rig.decided],
+  );
+  const ids = claimed.rows.map((r) => r.id);
+  const audit = await auditContinuations(rig.observer, ids);
+  const decisions = await rig.observer.query<{ id: string; n: number; outcome: string | null }>(
+    `SELECT r.id, count(d.id)::int AS n, max(d.outcome) AS outcome FROM run r LEFT JOIN decision d ON d.run_id = r.id
+      WHERE r.id = ANY($1::uuid[]) GROUP BY r.id`,
+    [ids],
+  );
+  const badDecisions = decisions.rows
+    .filter((d) => d.n !== 1 || d.outcome !== 'COMPLETED')
+    .map((d) => `${d.id}: ${d.n} decision rows, outcome ${d.outcome}`);
+  const notCompleted = Object.entries(audit.byStatus)
+    .filter(([s]) => s !== 'COMPLETED')
+    .map(([s, n]) => `${n} ${s}`);
+  const rawDuplicates = await rig.loop.duplicates();
+  const dry = ours.filter((w) => w.backlogLeft === 0).map((w) => `window ${w.rep} ran dry`);
+  return {
+    audit,
+    checks: [
+      {
+        name: 'durable commits (fsync on, synchronous_commit on)',
+        ok: settings.fsync === 'on' && settings.synchronous_commit === 'on',
+        detail: `fsync=${settings.fsync}, synchronous_commit=${settings.synchronous_commit}`,
+      },
+      checkAll(
+        'every decision recorded DURABLE through the API',
+        rig.decided.length + refused.length,
+        refused,
+      ),
+      checkAll('0 duplicates: one APPROVAL step, one TOOL_WRITE step, one page write per run', ids.length, [
+        ...audit.duplicates,
+      ]),
+      checkAll('every claimed decision COMPLETED, its decision row settled COMPLETED', ids.length, [
+        ...notCompleted,
+        ...audit.lost,
+        ...badDecisions,
+      ]),
+      checkAll('step_count = run_step rows, sequences 1..n', ids.length, audit.stepLogProblems),
+      { name: 'raw loop: 0 jobs claimed twice', ok: rawDuplicates === 0, detail: `${rawDuplicates}` },
+      checkAll('the backlog never ran dry inside a window', ours.length, dry),
+    ],
+  };
+}
+
+function figures(ours: Window[], raw: readonly ClaimLoopSample[]): Figure[] {
+  const ratios = ours.map((w, i) => ratio(w.perSecond, raw[i]!.perSecond));
+  const r = summarize(ratios);
+  return [
+    {
+      name: `durable continuations per second (worker concurrency ${CONCURRENCY})`,
+      unit: '/s',
+      ours: summarize(ours.map((w) => w.perSecond)),
+      baseline: {
+        label: `raw SKIP LOCKED claim + complete, ${CONCURRENCY} clients`,
+        value: summarize(raw.map((s) => s.perSecond)),
+      },
+      ratio: r,
+      target: { text: '>= 0.5x', met: r.median >= 0.5 },
+    },
+  ];
+}
+
+async function run(options: BenchOptions): Promise<ScenarioOutcome> {
+  const plan = options.quick ? QUICK_PLAN : FULL_PLAN;
+  return withBenchDatabase(options.databaseUrl, 'p4', async (db) => {
+    const rig = await prepareRig(db);
+    try {
+      const environment = await describeEnvironment(rig.observer);
+      const { ours, raw, refused } = await measure(rig, plan);
+      const { checks: list, audit } = await checks(rig, ours, refused, environment.settings);
+      const steps = await rig.observer.query<{ kind: string; n: number }>(
+        `SELECT kind, count(*)::int AS n FROM run_step WHERE run_id = $1 GROUP BY kind`,
+        [rig.decided[0]],
+      );
+      return {
+        database: db.name,
+        environment,
+        checks: list,
+        figures: figures(ours, raw),
+        details: {
+          plan: { ...plan, concurrency: CONCURRENCY, bus: 'in-memory' },
+          continuation:
+            'claim DECISION_RECORDED -> RUNNING, APPROVAL step, pages_update inside a pending effect ' +
+            '(TOOL + TOOL_WRITE steps), one scripted round (REQUEST + LLM steps), settle COMPLETED, decision outcome',
+          stepsOfOneRun: Object.fromEntries(steps.rows.map((s) => [s.kind, s.n])),
+          windows: ours,
+          raw,
+          decisionsRecorded: rig.decided.length,
+          carriedOut: audit.runs,
+        },
+      };
+    } finally {
+      await rig.loop.close();
+      await rig.app.close();
+      await rig.observer.end();
+    }
+  });
+}
+
+export const P4: Scenario = {
+  id: 'P4',
+  title: 'durable throughput: recorded decisions carried out by the worker against a raw SKIP LOCKED loop',
+  run,
+};

@@ -1,0 +1,104 @@
+import type { Client } from 'pg';
+import { rawClient } from './pg';
+
+/** One window of the raw loop: jobs completed, how long, and commits that did not change one row. */
+export interface ClaimLoopSample {
+  readonly completed: number;
+  readonly seconds: number;
+  readonly perSecond: number;
+  readonly failures: number;
+}
+
+/**
+ * The baseline of durable throughput (P4), pgbench-style: `clients` raw `pg` connections
+ * (autocommit, synchronous commit) each looping "claim the oldest ready job with
+ * `FOR UPDATE SKIP LOCKED` (one commit), complete it under its claim (one commit)" on a
+ * `bench_jobs` table in the same database, the cheapest form of the project's own claim and
+ * settle. A job claimed twice shows in `claims > 1`.
+ */
+export class ClaimLoop {
+  private constructor(
+    private readonly admin: Client,
+    private readonly clients: Client[],
+  ) {}
+
+  static async open(url: string, clients: number): Promise<ClaimLoop> {
+    const admin = await rawClient(url, 'countersign-bench-claim-admin');
+    await admin.query(`CREATE TABLE IF NOT EXISTS bench_jobs (
+        id bigserial PRIMARY KEY, status varchar(16) NOT NULL DEFAULT 'READY', claimed_by int,
+        claims int NOT NULL DEFAULT 0, completed_at timestamptz)`);
+    await admin.query('CREATE INDEX IF NOT EXISTS bench_jobs_status_idx ON bench_jobs (status)');
+    const pool = await Promise.all(
+      Array.from({ length: clients }, (_, i) => rawClient(url, `countersign-bench-claim-${i}`)),
+    );
+    return new ClaimLoop(admin, pool);
+  }
+
+  /**
+   * Tops the ready jobs up to at least `ready`, after removing the completed ones and
+   * vacuuming (outside any measurement): without it the dead tuples of earlier windows slow
+   * the SKIP LOCKED scan down window after window (autovacuum may be off), which would flatter
+   * the ratio.
+   */
+  async refill(ready: number): Promise<void> {
+    await this.admin.query(`DELETE FROM bench_jobs WHERE status = 'DONE'`);
+    await this.admin.query('VACUUM bench_jobs');
+    const r = await this.admin.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM bench_jobs WHERE status = 'READY'`,
+    );
+    const missing = ready - (r.rows[0]?.n ?? 0);
+    if (missing > 0) {
+      await this.admin.query('INSERT INTO bench_jobs (status) SELECT $1 FROM generate_series(1, $2)', [
+        'READY',
+        missing,
+      ]);
+      await this.admin.query('ANALYZE bench_jobs');
+    }
+  }
+
+  /** Every client claims and completes jobs until `ms` have passed. */
+  async run(ms: number): Promise<ClaimLoopSample> {
+    const started = process.hrtime.bigint();
+    const deadline = Date.now() + ms;
+    let completed = 0;
+    let failures = 0;
+    await Promise.all(
+      this.clients.map(async (client, worker) => {
+        while (Date.now() < deadline) {
+          const claimed = await client.query<{ id: string }>(
+            `UPDATE bench_jobs j SET status = 'RUNNING', claimed_by = $1, claims = j.claims + 1
+               FROM (SELECT id FROM bench_jobs WHERE status = 'READY' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) d
+              WHERE j.id = d.id RETURNING j.id`,
+            [worker],
+          );
+          const id = claimed.rows[0]?.id;
+          if (!id) {
+            failures++;
+            return;
+          }
+          const done = await client.query(
+            `UPDATE bench_jobs SET status = 'DONE', completed_at = now()
+              WHERE id = $1 AND status = 'RUNNING' AND claimed_by = $2`,
+            [id, worker],
+          );
+          if (done.rowCount === 1) completed++;
+          else failures++;
+        }
+      }),
+    );
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    return { completed, seconds, perSecond: completed / seconds, failures };
+  }
+
+  /** Jobs claimed more than once (must be 0). */
+  async duplicates(): Promise<number> {
+    const r = await this.admin.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM bench_jobs WHERE claims > 1',
+    );
+    return r.rows[0]?.n ?? 0;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.admin, ...this.clients].map((c) => c.end().catch(() => undefined)));
+  }
+}

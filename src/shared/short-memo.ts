@@ -1,0 +1,36 @@
+/**
+ * A tiny cache for lookups many callers make for the same key at the same moment (every
+ * subscriber of one event re-checking the same token): concurrent callers share one load,
+ * and its result is reused for `ttlMs`. `forget` drops a key at once (an invalidation).
+ */
+export class ShortMemo<K, V> {
+  private readonly entries = new Map<K, { value: Promise<V>; until: number }>();
+
+  constructor(private readonly ttlMs: number) {}
+
+  get(key: K, load: () => Promise<V>): Promise<V> {
+    const now = Date.now();
+    const hit = this.entries.get(key);
+    if (hit && hit.until > now) return hit.value;
+    const value = load();
+    const entry = { value, until: now + this.ttlMs };
+    this.entries.set(key, entry);
+    value.catch(() => {
+      if (this.entries.get(key) === entry) this.entries.delete(key);
+    });
+    if (this.entries.size > 10_000) this.prune(now);
+    return value;
+  }
+
+  forget(key: K): void {
+    this.entries.delete(key);
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+
+  private prune(now: number): void {
+    for (const [key, entry] of this.entries) if (entry.until <= now) this.entries.delete(key);
+  }
+}
