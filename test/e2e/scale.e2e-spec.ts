@@ -347,7 +347,8 @@ describe('200 recorded decisions across 3 worker processes', () => {
         async () =>
           (
             await ds.query<Array<{ n: number }>>(
-              `SELECT count(*)::int AS n FROM run WHERE status NOT IN ('DECISION_RECORDED', 'RUNNING') AND id = ANY($1)`,
+              `SELECT count(*)::int AS n FROM run r WHERE r.status NOT IN ('DECISION_RECORDED', 'RUNNING') AND r.id = ANY($1)
+                  AND NOT EXISTS (SELECT 1 FROM decision d WHERE d.run_id = r.id AND d.outcome IS NULL)`,
               [runIds],
             )
           )[0]!.n === RUNS,

@@ -11,7 +11,7 @@ async function main(): Promise<void> {
   const db = await openMemoryDatabase();
   const config = loadConfig({
     NODE_ENV: 'development',
-    LOG_LEVEL: 'error',
+    LOG_LEVEL: 'silent',
     DB_MIGRATE: 'false',
     SEED_DEMO: 'false',
     WORKER_ENABLED: 'false',

@@ -121,7 +121,7 @@ export class RunExecutor implements OnApplicationShutdown {
       const ports = this.ports(segment, owner, live, signal);
       const outcome = await this.play(segment, owner, ports);
       const status = await this.finish(segment, outcome, live, signal);
-      if (status) await segment.onSettled?.(status);
+      if (status === 'CANCELLED') await segment.onSettled?.(status);
     } catch (e) {
       if (e instanceof LeaseLostError) {
         this.logger.warn({ runId: run.id }, 'lease lost; this process stops the run here');
@@ -246,6 +246,8 @@ export class RunExecutor implements OnApplicationShutdown {
           counters,
         });
         if (written) {
+          // why: the decision's outcome is on record before anyone hears the run settled.
+          await segment.onSettled?.('COMPLETED');
           await this.events.settled(
             { type: 'TERMINAL', runId: run.id, outcome: 'DONE', finalContent: outcome.answer },
             { stepCount: live.stepCount, status: 'COMPLETED', turn: live.turn },
@@ -263,6 +265,8 @@ export class RunExecutor implements OnApplicationShutdown {
           counters,
         });
         if (written) {
+          // why: the decision's outcome is on record before anyone hears the run settled.
+          await segment.onSettled?.(status);
           live.turn = outcome.pending.turn;
           await this.events.settled(
             {
@@ -286,6 +290,8 @@ export class RunExecutor implements OnApplicationShutdown {
           counters,
         });
         if (written) {
+          // why: the decision's outcome is on record before anyone hears the run settled.
+          await segment.onSettled?.('FAILED');
           await this.events.settled(
             { type: 'TERMINAL', runId: run.id, outcome: 'ERROR', error: outcome.message },
             { stepCount: live.stepCount, status: 'FAILED', turn: live.turn },
