@@ -15,6 +15,7 @@ RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY migrations ./migrations
+COPY web ./web
 RUN npm run build && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
 
 # --- runtime: production dependencies and the compiled code, as a non-root user -----------

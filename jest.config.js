@@ -1,5 +1,6 @@
 // One jest config, three tiers (design/70-house-style.md): unit (no database), integration
-// (a real database through the repositories) and e2e (the booted app over HTTP and graphql-ws).
+// (a real database through the repositories) and e2e (the booted app over HTTP and graphql-ws);
+// plus browser: the web client at /app in headless Chromium (skipped where it is absent).
 'use strict';
 const common = {
   rootDir: __dirname,
@@ -30,6 +31,13 @@ module.exports = {
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
+    {
+      ...common,
+      displayName: 'browser',
+      testMatch: ['<rootDir>/test/browser/**/*.browser-spec.ts'],
+      globalSetup: '<rootDir>/test/browser/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },
   ],

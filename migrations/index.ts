@@ -1,4 +1,5 @@
 // The ordered list of migrations. `npm run migration:generate -- <Name>` appends to it.
+import { CreateConversations1796024294311 } from './1796024294311-create-conversations';
 import { KeepStepWritesHot1796014972382 } from './1796014972382-keep-step-writes-hot';
 import { RecordDurableDecisionsAndWorkers1796014284372 } from './1796014284372-record-durable-decisions-and-workers';
 import { RecordDecisions1796013122794 } from './1796013122794-record-decisions';
@@ -10,4 +11,5 @@ export const MIGRATIONS: Function[] = [
   RecordDecisions1796013122794,
   RecordDurableDecisionsAndWorkers1796014284372,
   KeepStepWritesHot1796014972382,
+  CreateConversations1796024294311,
 ];

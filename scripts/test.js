@@ -9,7 +9,7 @@ const db = process.env.DATABASE_URL ? 'PostgreSQL (DATABASE_URL)' : 'embedded PG
 console.log(`countersign tests against ${db}`);
 const runs = [
   ['--selectProjects', 'unit'],
-  ['--selectProjects', 'integration', 'e2e', '--runInBand'],
+  ['--selectProjects', 'integration', 'e2e', 'browser', '--runInBand'],
 ];
 for (const args of runs) {
   const r = spawnSync(process.execPath, [jest, ...args, ...extra], { stdio: 'inherit' });

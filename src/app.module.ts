@@ -11,6 +11,7 @@ import { RunsModule } from './modules/runs/runs.module';
 import { ApprovalsModule } from './modules/approvals/approvals.module';
 import { SkillsModule } from './modules/skills/skills.module';
 import { WorkerModule } from './modules/worker/worker.module';
+import { ConversationsModule } from './modules/conversations/conversations.module';
 import { AccessGuard } from './platform/auth/access.guard';
 import { Authenticator } from './platform/auth/authenticator';
 import { DatabaseModule } from './platform/database/database.module';
@@ -41,6 +42,7 @@ export class AppModule {
         ConfigurationsModule,
         RunsModule,
         ApprovalsModule,
+        ConversationsModule,
         WorkerModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: AccessGuard }],

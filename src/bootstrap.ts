@@ -6,6 +6,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { AppModule } from './app.module';
 import { AppConfig } from './config/app-config';
 import { DatabaseTarget } from './platform/database/data-source-options';
+import { mountWebClient } from './platform/web/web-client';
 
 const LEVELS: Record<string, LogLevel[]> = {
   silent: [],
@@ -52,6 +53,7 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   app.useLogger(app.get(PinoLogger));
   app.useBodyParser('json', { limit: '1mb' });
   app.use(bodyErrors);
+  mountWebClient(app);
   // why: class-validator failures surface as a 400 exception, which the GraphQL error
   // formatter maps to BAD_USER_INPUT.
   app.useGlobalPipes(

@@ -39,6 +39,7 @@ async function main(): Promise<void> {
     '',
     `Countersign is running (${embedded ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`,
     `  GraphQL:   ${base}/graphql  (subscriptions: ws://${host}:${config.port}/graphql)`,
+    `  App:       ${base}/app  (the reference client: inbox and chat)`,
     `  GraphiQL:  ${base}/graphiql`,
     `  Health:    ${base}/health`,
   ];

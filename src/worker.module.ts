@@ -10,6 +10,7 @@ import { ContentModule } from './modules/content/content.module';
 import { RunsModule } from './modules/runs/runs.module';
 import { SkillsModule } from './modules/skills/skills.module';
 import { WorkerModule } from './modules/worker/worker.module';
+import { ConversationsModule } from './modules/conversations/conversations.module';
 import { DatabaseModule } from './platform/database/database.module';
 import type { DatabaseTarget } from './platform/database/data-source-options';
 import { loggerParams } from './platform/logging/logger-params';
@@ -48,6 +49,7 @@ export class WorkerAppModule {
         ConfigurationsModule,
         RunsModule,
         ApprovalsModule,
+        ConversationsModule,
         WorkerModule.forWorkerProcess(),
       ],
     };

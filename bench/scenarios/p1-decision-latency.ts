@@ -28,8 +28,8 @@ interface Plan {
 }
 
 const FULL_PLAN: Plan = { reps: 7, decisions: 20, baseline: 200 };
-// why: CI runs --quick; 5 x 6 decisions (each followed to its SETTLED) take a few seconds.
-const QUICK_PLAN: Plan = { reps: 5, decisions: 6, baseline: 50 };
+// why: CI runs --quick; 5 x 4 decisions (each followed to its SETTLED) take a few seconds.
+const QUICK_PLAN: Plan = { reps: 5, decisions: 4, baseline: 50 };
 
 /** The p-quantile of a sample (unsorted in, NaN when empty). */
 const pq = (values: readonly number[], q: number): number =>

@@ -16,6 +16,7 @@ import {
   prepareRig,
   rawStorm,
   releaseRig,
+  viewerStorm,
   type RawStormSample,
   type Rig,
   type StormSample,
@@ -44,18 +45,21 @@ async function measure(rig: Rig, plan: Plan) {
   await appStorm(rig, runs[0]!, plan.racers, 0);
   const storms: StormSample[] = [];
   const raw: RawStormSample[] = [];
+  const viewer: number[] = [];
+  await viewerStorm(rig, plan.racers);
   for (let i = 1; i <= plan.storms; i++) {
     raw.push(await rawStorm(rig, i));
     storms.push(await appStorm(rig, runs[i]!, plan.racers, i));
+    if (i % 2 === 0) viewer.push(await viewerStorm(rig, plan.racers));
     if (i % 10 === 0) process.stdout.write(`  storm ${i}/${plan.storms} done\n`);
   }
   // why: every continuation holds its last round HOLD_MS; all must settle before counting.
   const settled = [];
   for (const r of runs) settled.push(await waitForRest(rig.observer, r.runId, 60_000, 20));
-  return { storms, raw, runs, settled };
+  return { storms, raw, runs, settled, viewer };
 }
 
-function figures(storms: StormSample[], raw: RawStormSample[]): Figure[] {
+function figures(storms: StormSample[], raw: RawStormSample[], viewer: number[]): Figure[] {
   const wall = summarize(storms.map((s) => s.wallMs));
   const rawWall = summarize(raw.map((r) => r.wallMs));
   const ratios = summarize(storms.map((s, i) => ratio(s.wallMs, raw[i]!.wallMs)));
@@ -68,6 +72,13 @@ function figures(storms: StormSample[], raw: RawStormSample[]): Figure[] {
       baseline: { label: 'raw-SQL racers (same conditional UPDATE, one connection each)', value: rawWall },
       ratio: ratios,
       target: { text: '<= 2x', met: ratios.median <= 2 },
+    },
+    {
+      name: `reference: ${storms[0]?.answers.length ?? 0} concurrent \`viewer\` queries (HTTP + GraphQL + token check, no decision), every other storm`,
+      unit: 'ms',
+      ours: summarize(viewer),
+      baseline: { label: 'raw-SQL racers', value: rawWall },
+      ratio: summarize(viewer.map((v, i) => ratio(v, raw[2 * i + 1]?.wallMs ?? NaN))),
     },
     {
       name: 'winners per storm (receipts)',
@@ -170,12 +181,12 @@ async function run(options: BenchOptions): Promise<ScenarioOutcome> {
     const rig = await prepareRig(db, plan.racers);
     try {
       const environment = await describeEnvironment(rig.observer);
-      const { storms, raw, runs, settled } = await measure(rig, plan);
+      const { storms, raw, runs, settled, viewer } = await measure(rig, plan);
       return {
         database: db.name,
         environment,
         checks: await checks(rig, storms, raw, runs.slice(1), settled.slice(1)),
-        figures: figures(storms, raw),
+        figures: figures(storms, raw, viewer),
         details: details(plan, storms, raw),
       };
     } finally {

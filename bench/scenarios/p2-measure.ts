@@ -119,6 +119,18 @@ export async function appStorm(
   return { storm, runId: run.runId, wallMs, answers, queries: rig.queries.stop() };
 }
 
+const VIEWER = `query BenchViewer { viewer { user { id } } }`;
+
+/**
+ * The floor under a storm: the same number of concurrent requests of the same user on the
+ * same HTTP + GraphQL + token-check path, doing nothing (`viewer`); wall time in ms.
+ */
+export async function viewerStorm(rig: Rig, racers: number): Promise<number> {
+  const mark = process.hrtime.bigint();
+  await Promise.all(Array.from({ length: racers }, () => rig.clicker.must(VIEWER)));
+  return msSince(mark);
+}
+
 /** One storm of raw racers. */
 export interface RawStormSample {
   readonly storm: number;

@@ -9,27 +9,41 @@ import { BroadcastRig, type BroadcastResult } from '../support/raw-ws';
 import { checkAll, type Check, type Figure } from '../support/report';
 import { quantile, ratio, summarize } from '../support/stats';
 import { closeAll, openConnections } from '../support/ws-subscriber';
+import { mintTokens } from '../support/demo';
 import type { Scenario, ScenarioOutcome } from '../scenario';
 import { measureFanout, prepareRig, releaseRig, ROUNDS, type FanoutSample, type Rig } from './p3-measure';
 
-interface Plan {
-  /** Subscriber counts, each with its number of repetitions. */
-  readonly ks: ReadonlyArray<{ readonly k: number; readonly reps: number }>;
+/**
+ * How subscribers authenticate: `own` = one API token per subscriber (many sessions: what a
+ * per-event re-check costs when nothing is shared), `shared` = one token for all the admins
+ * and one for all of bob's connections (the best case for a per-token cache).
+ */
+type Tokens = 'own' | 'shared';
+
+interface Step {
+  readonly k: number;
+  readonly reps: number;
+  readonly tokens: Tokens;
 }
 
-// why: the app delivers about 700 frames a second here whatever K is (two token reads and a
-// run read per frame, see the README), so a repetition takes K x 36 / 700 s: 5 s at 100,
-// 50 s at 1,000, about 4 minutes at 5,000. Fewer repetitions where they cost minutes.
+interface Plan {
+  readonly steps: readonly Step[];
+}
+
+// why: measured here (README), one token per subscriber costs a token read per delivered frame
+// once deliveries fall behind the per-token cache (250 ms): a repetition takes 2-3 minutes at
+// K = 1,000 and about 10 at 5,000, against 5 s and 40 s with two shared tokens. Fewer
+// repetitions where they cost minutes.
 const FULL_PLAN: Plan = {
-  ks: [
-    { k: 100, reps: 5 },
-    { k: 1000, reps: 3 },
-    { k: 5000, reps: 1 },
+  steps: [
+    { k: 100, reps: 5, tokens: 'own' },
+    { k: 1000, reps: 3, tokens: 'own' },
+    { k: 1000, reps: 3, tokens: 'shared' },
+    { k: 5000, reps: 1, tokens: 'own' },
   ],
 };
-// why: CI runs --quick with the other scenarios in about two minutes altogether; K = 500
-// alone takes 25 s per repetition at the rate above, so quick keeps K = 100.
-const QUICK_PLAN: Plan = { ks: [{ k: 100, reps: 3 }] };
+// why: CI runs --quick with the other scenarios in about two minutes altogether.
+const QUICK_PLAN: Plan = { steps: [{ k: 100, reps: 3, tokens: 'own' }] };
 
 const p = (values: readonly number[], q: number): number =>
   quantile(
@@ -50,6 +64,7 @@ interface RawSample {
 
 interface KResult {
   readonly k: number;
+  readonly tokens: Tokens;
   readonly app: FanoutSample[];
   readonly raw: RawSample[];
   readonly connectMs: number;
@@ -57,11 +72,22 @@ interface KResult {
   readonly rssMb: number;
 }
 
-async function measureK(rig: Rig, k: number, reps: number): Promise<KResult> {
+/** The token of subscriber i (even: an admin, odd: bob). */
+async function tokensFor(rig: Rig, step: Step): Promise<(i: number) => string> {
+  if (step.tokens === 'shared') return (i) => (i % 2 === 0 ? rig.db.tokens.admin! : rig.db.tokens.bob!);
+  const admins = await mintTokens(rig.observer, 'admin', Math.ceil(step.k / 2));
+  const bobs = await mintTokens(rig.observer, 'bob', Math.floor(step.k / 2));
+  return (i) => (i % 2 === 0 ? admins[i >> 1]! : bobs[i >> 1]!);
+}
+
+const label = (r: { k: number; tokens: Tokens }): string =>
+  `K=${r.k}${r.tokens === 'shared' ? ' (2 shared tokens)' : ''}`;
+
+async function measureK(rig: Rig, step: Step): Promise<KResult> {
+  const { k, reps } = step;
+  const tokenOf = await tokensFor(rig, step);
   const started = Date.now();
-  const connections = await openConnections(rig.app.wsUrl, k, (i) =>
-    i % 2 === 0 ? rig.db.tokens.admin! : rig.db.tokens.bob!,
-  );
+  const connections = await openConnections(rig.app.wsUrl, k, tokenOf);
   const connectMs = Date.now() - started;
   const app: FanoutSample[] = [];
   let rssMb = 0;
@@ -72,7 +98,7 @@ async function measureK(rig: Rig, k: number, reps: number): Promise<KResult> {
       app.push(await measureFanout(rig, connections, rep));
       rssMb = Math.max(rssMb, process.memoryUsage().rss / 2 ** 20);
       process.stdout.write(
-        `  K=${k}: repetition ${rep}/${reps} done (${((Date.now() - t) / 1000).toFixed(1)} s)\n`,
+        `  ${label(step)}: repetition ${rep}/${reps} done (${((Date.now() - t) / 1000).toFixed(1)} s)\n`,
       );
     }
   } finally {
@@ -95,7 +121,7 @@ async function measureK(rig: Rig, k: number, reps: number): Promise<KResult> {
   } finally {
     await rig2.close();
   }
-  return { k, app, raw, connectMs, rssMb };
+  return { k, tokens: step.tokens, app, raw, connectMs, rssMb };
 }
 
 function figuresFor(r: KResult): Figure[] {
@@ -104,10 +130,11 @@ function figuresFor(r: KResult): Figure[] {
   const rateRatio = summarize(r.app.map((s, i) => ratio(s.figures.rate, r.raw[i]!.burst.rate)));
   const p99 = summarize(r.app.map((s) => p(s.figures.lastDeliveryMs, 0.99)));
   const rawP99 = summarize(r.raw.map((s) => p(eventLast(s.stepwise), 0.99)));
-  const at1000 = r.k === 1000;
+  // why: the targets hold for the realistic case, one token per subscriber.
+  const at1000 = r.k === 1000 && r.tokens === 'own';
   return [
     {
-      name: `K=${r.k}: deliveries per second`,
+      name: `${label(r)}: deliveries per second`,
       unit: '/s',
       ours: rates,
       baseline: { label: 'raw ws broadcast of the same frames, back to back', value: rawRates },
@@ -115,7 +142,7 @@ function figuresFor(r: KResult): Figure[] {
       ...(at1000 ? { target: { text: '>= 0.5x', met: rateRatio.median >= 0.5 } } : {}),
     },
     {
-      name: `K=${r.k}: event -> last delivery, p99 over events`,
+      name: `${label(r)}: event -> last delivery, p99 over events`,
       unit: 'ms',
       ours: p99,
       baseline: { label: 'raw broadcast, one event at a time', value: rawP99 },
@@ -125,12 +152,12 @@ function figuresFor(r: KResult): Figure[] {
       ...(at1000 ? { target: { text: '< 100 ms', met: p99.median < 100 } } : {}),
     },
     {
-      name: `K=${r.k}: event -> delivery, p50 over deliveries`,
+      name: `${label(r)}: event -> delivery, p50 over deliveries`,
       unit: 'ms',
       ours: summarize(r.app.map((s) => p(s.figures.latenciesMs, 0.5))),
     },
     {
-      name: `K=${r.k}: statements of the app per delivered frame`,
+      name: `${label(r)}: statements of the app per delivered frame`,
       unit: '',
       ours: summarize(r.app.map((s) => s.queries.total / Math.max(1, s.figures.deliveries))),
     },
@@ -138,32 +165,31 @@ function figuresFor(r: KResult): Figure[] {
 }
 
 function checksFor(all: KResult[]): Check[] {
-  const samples = all.flatMap((r) => r.app);
-  const subscribers = samples.reduce((n, s) => n + s.k, 0);
+  const samples = all.flatMap((r) => r.app.map((s) => ({ s, name: `${label(r)} rep ${s.rep}` })));
+  const subscribers = samples.reduce((n, x) => n + x.s.k, 0);
+  const completed = samples.filter((x) => x.s.runProblems.length === 0);
   return [
     checkAll(
       'every subscriber got every step once, in order, then SETTLED COMPLETED / TERMINAL DONE (no gap)',
       subscribers,
-      samples.flatMap((s) => s.problems.map((x) => `K=${s.k} rep ${s.rep}: ${x}`)),
+      samples.flatMap((x) => x.s.problems.map((p) => `${x.name}: ${p}`)),
     ),
     {
       name: '0 content in count-only frames (no runProgress frame carries the sentinel or a field beyond the six)',
-      ok: samples.every((s) => s.leaks === 0),
-      detail: `${samples.reduce((n, s) => n + s.leaks, 0)} leaking frames`,
+      ok: samples.every((x) => x.s.leaks === 0),
+      detail: `${samples.reduce((n, x) => n + x.s.leaks, 0)} leaking frames`,
     },
     {
-      name: 'the sentinel was there to leak (admins saw it in the live trace)',
-      ok: samples.every((s) => s.sentinelInTrace > 0),
-      detail: `${samples.reduce((n, s) => n + s.sentinelInTrace, 0)} trace frames carried it`,
+      name: 'the sentinel was there to leak (admins saw it in the live trace of every completed run)',
+      ok: completed.length > 0 && completed.every((x) => x.s.sentinelInTrace > 0),
+      detail: `${samples.reduce((n, x) => n + x.s.sentinelInTrace, 0)} trace frames carried it (${completed.length} completed runs)`,
     },
     checkAll(
       'every run COMPLETED after all its rounds; step_count = run_step rows; sequences 1..n; every frame matched a publish',
       samples.length,
-      samples.flatMap((s) => [
-        ...s.runProblems.map((x) => `K=${s.k} rep ${s.rep}: ${x}`),
-        ...(s.figures.unmatched > 0
-          ? [`K=${s.k} rep ${s.rep}: ${s.figures.unmatched} unmatched frames`]
-          : []),
+      samples.flatMap((x) => [
+        ...x.s.runProblems.map((p) => `${x.name}: ${p}`),
+        ...(x.s.figures.unmatched > 0 ? [`${x.name}: ${x.s.figures.unmatched} unmatched frames`] : []),
       ]),
     ),
   ];
@@ -187,6 +213,7 @@ function details(plan: Plan, all: KResult[]) {
     },
     perK: all.map((r) => ({
       k: r.k,
+      tokens: r.tokens,
       connectMs: r.connectMs,
       benchProcessRssMb: r.rssMb,
       reps: r.app.map((s, i) => ({
@@ -225,7 +252,7 @@ async function run(options: BenchOptions): Promise<ScenarioOutcome> {
     try {
       const environment = await describeEnvironment(rig.observer);
       const all: KResult[] = [];
-      for (const { k, reps } of plan.ks) all.push(await measureK(rig, k, reps));
+      for (const step of plan.steps) all.push(await measureK(rig, step));
       return {
         database: db.name,
         environment,

@@ -176,7 +176,7 @@ export interface FanoutSample {
   readonly fromStep: number;
   readonly toStep: number;
   readonly figures: FanoutFigures;
-  /** Problems per subscriber (gaps, wrong end, errors), and leaks in count-only frames. */
+  /** One line per subscriber with problems (gaps, wrong end, errors); leaks in count-only frames. */
   readonly problems: string[];
   readonly leaks: number;
   readonly sentinelInTrace: number;
@@ -242,6 +242,32 @@ function publishTimes(tap: BusTap): Record<Audience, Map<EventKey, number>> {
   return { trace, progress };
 }
 
+/** How long without any frame or publish before a repetition counts as stalled. */
+const STALL_MS = 60_000;
+
+/**
+ * Waits until every stream ended, or nothing moved (no frame arrived, nothing was published)
+ * for STALL_MS: a run left behind (e.g. its carrying-out failed) must not hold the bench.
+ */
+async function untilEndedOrStalled(
+  logs: SubscriberLog[],
+  subs: WsSubscription[],
+  tap: BusTap,
+): Promise<void> {
+  const activity = (): number =>
+    logs.reduce((n, l) => n + l.live.length, 0) + tap.trace.length + tap.progress.length;
+  let seen = activity();
+  let since = Date.now();
+  while (subs.some((s) => !s.ended())) {
+    await sleep(50);
+    const now = activity();
+    if (now !== seen) {
+      seen = now;
+      since = Date.now();
+    } else if (Date.now() - since > STALL_MS) return;
+  }
+}
+
 /**
  * One repetition: a recorded run, every connection subscribed, then the decision carried out
  * in this process while the bus tap stamps each publish; waits until every stream ended.
@@ -261,10 +287,7 @@ export async function measureFanout(
   const executor = rig.app.app.get(RunExecutor);
   const taken = await rig.app.app.get(RecordedDecisions).pickUp(executor.instanceId, 1);
   if (taken !== 1) throw new Error(`pickUp took ${taken} recorded decisions, expected 1`);
-  // why: a safety net only; at about 200 deliveries a second (a loaded machine) K = 5,000
-  // takes 15 minutes.
-  const deadline = Date.now() + 120_000 + connections.length * 200;
-  await Promise.race([Promise.all(subs.map((s) => s.done)), sleep(Math.max(0, deadline - Date.now()))]);
+  await untilEndedOrStalled(logs, subs, tap);
   await executor.settled(runId);
   const queries = rig.queries.stop();
   await tap.close();
@@ -272,9 +295,10 @@ export async function measureFanout(
   const steps = await stepLog(rig.observer, runId);
   const toStep = run?.stepCount ?? NaN;
   const published = publishTimes(tap);
-  const problems = logs.flatMap((l, i) =>
-    streamProblems(l, fromStep, toStep, 'COMPLETED').map((p) => `subscriber ${i} (${l.audience}): ${p}`),
-  );
+  const problems = logs.flatMap((l, i) => {
+    const found = streamProblems(l, fromStep, toStep, 'COMPLETED');
+    return found.length === 0 ? [] : [`subscriber ${i} (${l.audience}): ${found.join('; ')}`];
+  });
   return {
     k: connections.length,
     rep,

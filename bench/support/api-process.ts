@@ -1,28 +1,17 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { onCleanup } from './cleanup';
 import type { BenchDatabase } from './database';
 import { GraphQLClient } from './graphql';
 import { sleep } from './stats';
+import { freePort } from './free-port';
 
 /** The built server entry point (`npm run bench` builds first): dist/src/main.js. */
 const MAIN = join(__dirname, '..', '..', 'src', 'main.js');
 
 /** A free TCP port on 127.0.0.1 (asked of the kernel, then released for the child). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Resident set figures of a process from /proc/<pid>/status, in MB (Linux). */
 export interface Resident {

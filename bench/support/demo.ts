@@ -1,4 +1,5 @@
 import type { Client } from 'pg';
+import { generateToken, hashToken } from '../../src/modules/auth/core/token';
 
 /** Database ids of the demo data (design/demo-data.md) a scenario refers to. */
 export interface DemoIds {
@@ -27,4 +28,21 @@ export async function demoIds(client: Client): Promise<DemoIds> {
     pages: Object.fromEntries(pages.rows.map((r) => [r.slug, String(r.id)])),
     groups: Object.fromEntries(groups.rows.map((r) => [r.name, r.id])),
   };
+}
+
+/**
+ * `count` new API tokens for one user (label `bench`), in one INSERT: many subscribers as
+ * many sessions, so nothing per token is shared between them (the per-event re-check of a
+ * subscription looks its token up).
+ */
+export async function mintTokens(client: Client, username: string, count: number): Promise<string[]> {
+  if (count <= 0) return [];
+  const tokens = Array.from({ length: count }, () => generateToken());
+  const r = await client.query(
+    `INSERT INTO api_token (user_id, token_hash, label)
+     SELECT u.id, h, 'bench' FROM app_user u, unnest($2::text[]) AS h WHERE u.username = $1`,
+    [username, tokens.map(hashToken)],
+  );
+  if (r.rowCount !== count) throw new Error(`minted ${r.rowCount} tokens for ${username}, expected ${count}`);
+  return tokens;
 }

@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { onCleanup } from './cleanup';
 import { GraphQLClient } from './graphql';
 import { sleep } from './stats';
+import { freePort } from './free-port';
 
 /** The built entry points (`npm run bench` builds first). */
 const DIST_SRC = join(__dirname, '..', '..', 'src');
@@ -24,18 +24,6 @@ export interface BenchProcess {
   kill9(): Promise<void>;
   /** SIGKILL unless it already exited (the cleanup; safe to call twice). */
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function launch(

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { LoggerModule } from 'nestjs-pino';
@@ -7,12 +7,13 @@ import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { GraphiqlController } from './graphql/graphiql.controller';
 import { OperationThrottlerGuard, throttlerOptions } from './graphql/operation-throttler.guard';
+import { RefusalFilter } from './graphql/refusal.filter';
 import { HealthController } from './http/health.controller';
 import { loggerParams } from './logging/logger-params';
 
 /**
  * HTTP-level platform pieces: structured logs (pino), the per-user rate limit, `/health`,
- * the GraphiQL page.
+ * the GraphiQL page, and refusals logged as normal traffic (debug), not as faults.
  */
 @Module({
   imports: [
@@ -29,6 +30,9 @@ import { loggerParams } from './logging/logger-params';
   controllers: [HealthController, GraphiqlController],
   // why: global guards run in registration order; the AppModule's AccessGuard comes first, so
   // an operation refused by its access rule does not use up the caller's budget.
-  providers: [{ provide: APP_GUARD, useClass: OperationThrottlerGuard }],
+  providers: [
+    { provide: APP_GUARD, useClass: OperationThrottlerGuard },
+    { provide: APP_FILTER, useClass: RefusalFilter },
+  ],
 })
 export class PlatformModule {}

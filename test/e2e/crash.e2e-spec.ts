@@ -25,6 +25,7 @@ import {
   workerName,
   type Spawned,
 } from '../support/processes';
+import { one, READ, runState, sleep, TERMINAL } from '../support/run-state';
 import { collect, until } from '../support/runs';
 import { createTestDatabase, demoTokens, openDataSource, type TestDatabase } from '../support/test-database';
 import { TEST_STATE_KEY, usingPostgres } from '../support/test-env';
@@ -32,32 +33,7 @@ import { TEST_STATE_KEY, usingPostgres } from '../support/test-env';
 const START = `mutation($input: StartRunInput!) { startRun(input: $input) { id status } }`;
 const APPROVE = `mutation($input: ApproveRunInput!) { approveRun(input: $input) { path run { status } } }`;
 const PROGRESS = `subscription($id: ID!) { runProgress(runId: $id) { kind status } }`;
-const TERMINAL = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
 const WRITE = { toolCalls: [{ name: 'pages_update', arguments: { seoTitle: 'Crash-proof title' } }] };
-const READ = { toolCalls: [{ name: 'pages_read', arguments: {} }] };
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-async function one<T>(ds: DataSource, sql: string, params: unknown[] = []): Promise<T> {
-  const rows = await ds.query<T[]>(sql, params);
-  return rows[0]!;
-}
-
-interface RunState {
-  status: string;
-  claimed_by: string | null;
-  lease_token: string | null;
-  termination_reason: string | null;
-  requeue_count: number;
-  pending_effect: unknown;
-}
-
-const runState = (ds: DataSource, id: string): Promise<RunState> =>
-  one<RunState>(
-    ds,
-    `SELECT status, claimed_by, lease_token, termination_reason, requeue_count, pending_effect FROM run WHERE id = $1`,
-    [id],
-  );
 
 describe('workers that die or stop in the middle of a continuation (compiled, in child processes)', () => {
   const temp = mkdtempSync(join(tmpdir(), 'cs-crash-'));

@@ -24,6 +24,9 @@ export function contextStep(
       subject: { pageId: input.subject.pageId, languageId: input.subject.languageId },
       workspaceId: input.workspaceId,
       processRun: input.processPin != null,
+      // why: opaque to the runtime; recorded so a trace shows which process a turn started or continued.
+      process: input.processPin ?? null,
+      invocation: input.skillInvocation ?? null,
       maxIterations: input.maxIterations,
       systemPromptLength: input.systemPrompt.length,
       historyCount: input.messages?.length ?? 0,

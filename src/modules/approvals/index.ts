@@ -3,3 +3,4 @@ export { DecisionsService, type DecideCommand, type DecisionReceipt } from './ap
 export { DecisionsRepository } from './persistence/decisions.repository';
 export { InboxService } from './application/inbox.service';
 export { RecordedDecisions } from './application/recorded-decisions';
+export { DenialReasonEnum } from './graphql/decision.model';

@@ -9,6 +9,7 @@ import { RunProgressService } from './application/run-progress.service';
 import { RunProgressResolver } from './graphql/run-progress.resolver';
 import { RunsService } from './application/runs.service';
 import { StateVault } from './application/state-vault';
+import { RunSettlements } from './application/run-settlements';
 import { WorkSignal } from './application/work-signal';
 import { RunEventsResolver } from './graphql/run-events.resolver';
 import { RunsResolver } from './graphql/runs.resolver';
@@ -18,6 +19,7 @@ import { RunsRepository } from './persistence/runs.repository';
   imports: [AuthModule, ConfigurationsModule, ContentModule],
   providers: [
     RunsRepository,
+    RunSettlements,
     StateVault,
     WorkSignal,
     RunEventsPublisher,
@@ -29,6 +31,14 @@ import { RunsRepository } from './persistence/runs.repository';
     RunsResolver,
     RunEventsResolver,
   ],
-  exports: [RunsService, RunsRepository, RunExecutor, StateVault, RunEventsPublisher, WorkSignal],
+  exports: [
+    RunSettlements,
+    RunsService,
+    RunsRepository,
+    RunExecutor,
+    StateVault,
+    RunEventsPublisher,
+    WorkSignal,
+  ],
 })
 export class RunsModule {}

@@ -7,11 +7,26 @@ import { ENTITIES } from './entities';
 /** Where the data lives: a PostgreSQL server, or an embedded PGlite instance. */
 export type DatabaseTarget = { kind: 'postgres'; url: string } | { kind: 'pglite'; pglite: PGlite };
 
+/** Limits on the server sessions of a pool (PostgreSQL only). */
+export interface SessionLimits {
+  /**
+   * A transaction left idle longer than this is ended by the server and rolled back
+   * (`idle_in_transaction_session_timeout`). The server sets it to the run lease: a process
+   * paused or cut off inside a transaction past its lease may have had its run taken over, so
+   * what it was about to commit must not land when it wakes, and its row locks must not stay.
+   */
+  readonly idleInTransactionSeconds?: number;
+}
+
 /**
  * TypeORM options for a target. PGlite goes through TypeORM's own postgres driver via
  * PGlite's node-postgres adapter: one connection, so every transaction runs alone.
  */
-export function dataSourceOptions(target: DatabaseTarget, poolSize = 10): DataSourceOptions {
+export function dataSourceOptions(
+  target: DatabaseTarget,
+  poolSize = 10,
+  limits: SessionLimits = {},
+): DataSourceOptions {
   const base = {
     type: 'postgres' as const,
     entities: ENTITIES,
@@ -28,7 +43,16 @@ export function dataSourceOptions(target: DatabaseTarget, poolSize = 10): DataSo
     return {
       ...base,
       url: target.url,
-      extra: { max: poolSize, connectionTimeoutMillis: 10_000, application_name: 'countersign' },
+      extra: {
+        max: poolSize,
+        connectionTimeoutMillis: 10_000,
+        application_name: 'countersign',
+        ...(limits.idleInTransactionSeconds
+          ? {
+              options: `-c idle_in_transaction_session_timeout=${Math.round(limits.idleInTransactionSeconds * 1000)}`,
+            }
+          : {}),
+      },
     };
   }
   // why: a query issued outside the single open transaction would otherwise wait forever

@@ -31,7 +31,15 @@ export class DatabaseModule {
   static forRoot(target: DatabaseTarget): DynamicModule {
     return {
       module: DatabaseModule,
-      imports: [TypeOrmModule.forRoot(dataSourceOptions(target))],
+      imports: [
+        TypeOrmModule.forRootAsync({
+          inject: [APP_CONFIG],
+          // why: a transaction idle past a run lease is from a paused or cut-off process; the
+          // server rolls it back instead of letting it commit after a takeover (SessionLimits).
+          useFactory: (config: AppConfig) =>
+            dataSourceOptions(target, 10, { idleInTransactionSeconds: config.runLeaseSeconds }),
+        }),
+      ],
       providers: [{ provide: DATABASE_TARGET, useValue: target }, TransactionRunner, MigrateOnStart],
       exports: [DATABASE_TARGET, TransactionRunner],
     };

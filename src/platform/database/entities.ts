@@ -1,5 +1,7 @@
 // why: TypeORM needs every entity in one list for migrations and the data source; this is
 // the one place in platform/ allowed to reach into the modules' persistence folders.
+import { ConversationEntity } from '../../modules/conversations/persistence/conversation.entity';
+import { MessageEntity } from '../../modules/conversations/persistence/message.entity';
 import { WorkerHeartbeatEntity } from '../../modules/worker/persistence/worker-heartbeat.entity';
 import { DecisionEntity } from '../../modules/approvals/persistence/decision.entity';
 import { ApiTokenEntity } from '../../modules/auth/persistence/api-token.entity';
@@ -30,4 +32,6 @@ export const ENTITIES = [
   RunStepEntity,
   DecisionEntity,
   WorkerHeartbeatEntity,
+  ConversationEntity,
+  MessageEntity,
 ];

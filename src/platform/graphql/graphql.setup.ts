@@ -12,7 +12,7 @@ import { Authenticator } from '../auth/authenticator';
 import { AuthUser } from '../auth/auth-user';
 import { GqlContext } from '../auth/access.guard';
 import { RequestContext } from '../auth/request-context';
-import { schemaHolder, subscriptionsOverWsOnly } from './apollo-plugins';
+import { refuseNulBytes, schemaHolder, subscriptionsOverWsOnly } from './apollo-plugins';
 import { ErrorCodeEnum } from './error-code.enum';
 import { formatGraphQLError } from './format-error';
 import {
@@ -122,13 +122,18 @@ export function graphqlOptions(config: AppConfig, authenticator: Authenticator):
     csrfPrevention: true,
     allowBatchedHttpRequests: false,
     includeStacktraceInErrorResponses: false,
-    plugins: [...armor.plugins, schema.plugin, subscriptionsOverWsOnly()],
+    plugins: [...armor.plugins, schema.plugin, subscriptionsOverWsOnly(), refuseNulBytes()],
     validationRules: [...armor.validationRules],
     parseOptions: { maxTokens: LIMITS.maxTokens },
     formatError,
     context: async (input: { req?: Request; extra?: WsExtra }): Promise<GqlContext> => {
       if (input.extra) {
-        return { ctx: new RequestContext(input.extra.user ?? null) };
+        // why: a connection lives longer than its token may: every operation over it is
+        // authorised again (a revoked token or a changed grant counts from the next one).
+        // Without a user the guard answers UNAUTHENTICATED as a coded GraphQL error.
+        const connected = input.extra.user;
+        const fresh = connected ? await authenticator.reload(connected) : null;
+        return { ctx: new RequestContext(fresh) };
       }
       const user = await authenticator.authenticate(input.req?.headers.authorization);
       if (!user) throw unauthenticated();

@@ -12,6 +12,7 @@ import {
 } from 'graphql';
 import type { FormattedExecutionResult } from 'graphql';
 import type { SubscribePayload } from 'graphql-ws';
+import { nulByteError, nulByteIn } from './nul-bytes';
 
 /** The limits an operation must pass on every transport (design/50-security.md). */
 export interface OperationLimits {
@@ -26,8 +27,9 @@ const asGraphQLError = (e: unknown): GraphQLError =>
 /**
  * Parses and validates an operation that arrived over graphql-ws with the same limits as an
  * HTTP request: graphql-armor protects Apollo's HTTP pipeline only, so without this a
- * subscription could nest or alias without bound. Returns the execution arguments, or the
- * errors to send to the client (graphql-ws sends them as an `error` message).
+ * subscription could nest or alias without bound. Input carrying a NUL character is refused as
+ * over HTTP. Returns the execution arguments, or the errors to send to the client (graphql-ws
+ * sends them as an `error` message).
  */
 export function prepareWsOperation(
   schema: GraphQLSchema,
@@ -48,6 +50,8 @@ export function prepareWsOperation(
     return [asGraphQLError(e)];
   }
   if (errors.length > 0) return [...errors];
+  const nul = nulByteIn(document, payload.variables);
+  if (nul) return [nulByteError(nul)];
   return {
     schema,
     document,

@@ -1,38 +1,68 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { PubSub, PubSubEngine } from 'graphql-subscriptions';
-import { RedisPubSub } from 'graphql-redis-subscriptions';
+import { PubSub } from 'graphql-subscriptions';
 import Redis from 'ioredis';
 import type { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
+import { Refusal } from '../../shared/refusal';
+import { EventBusDownError, RedisTopics } from './redis-topics';
 
-export type Unsubscribe = () => Promise<void>;
+/**
+ * Ends a subscription. Where the events travel through Redis, `lost` resolves (with the error
+ * to end the stream with) when the connection was cut while the subscription lived: the
+ * events published meanwhile are gone, so a stream must not go on as if nothing happened.
+ */
+export type Unsubscribe = (() => Promise<void>) & { readonly lost?: Promise<Refusal> };
+
+/** Retrying ioredis' queue while Redis is gone would hold every publish for seconds. */
+const REDIS_OPTIONS = { maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: false } as const;
+
+/** What a refused subscriber is told to wait before it tries again. */
+const RETRY_AFTER_SECONDS = 5;
+
+/** What a subscriber is told while Redis is down (a coded error, with a message to act on). */
+export function liveUpdatesUnavailable(): Refusal {
+  return new Refusal(
+    'INTERNAL_SERVER_ERROR',
+    'Live updates are unavailable right now: the event bus cannot be reached. ' +
+      'Runs and decisions go on; query the run, or subscribe again in a moment.',
+    { retryAfterSeconds: RETRY_AFTER_SECONDS },
+  );
+}
 
 /**
  * Publish / subscribe between the parts of the server: in-memory in one process, through
- * Redis (graphql-redis-subscriptions) across instances where REDIS_URL is set.
- * Publishing never throws: a broken bus must not fail the transaction that produced the event.
+ * Redis across instances where REDIS_URL is set. Publishing never throws and never waits for
+ * an absent Redis: a broken bus must not fail or hold up the transaction that produced the
+ * event (the event is dropped and the outage logged once). Subscribing while Redis is down is
+ * refused with `liveUpdatesUnavailable()`.
  */
 @Injectable()
 export class EventBus implements OnApplicationShutdown {
   private readonly logger = new Logger(EventBus.name);
-  private readonly engine: PubSubEngine;
+  private readonly memory: PubSub | null = null;
+  private readonly topics: RedisTopics | null = null;
   private readonly redis: Redis[] = [];
   readonly distributed: boolean;
   private closed = false;
+  /** Publishes dropped since the outage began (logged once per outage). */
+  private dropped = 0;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     if (config.redisUrl) {
-      const options = { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false };
-      const publisher = new Redis(config.redisUrl, options);
-      const subscriber = new Redis(config.redisUrl, options);
-      for (const client of [publisher, subscriber]) {
-        client.on('error', (e: Error) => this.logger.warn(`redis: ${e.message}`));
+      const publisher = new Redis(config.redisUrl, REDIS_OPTIONS);
+      const subscriber = new Redis(config.redisUrl, REDIS_OPTIONS);
+      for (const [client, role] of [
+        [publisher, 'publisher'],
+        [subscriber, 'subscriber'],
+      ] as const) {
+        client.on('error', (e: Error) => this.logger.warn(`redis ${role}: ${e.message}`));
+        client.on('ready', () => this.reconnected(role));
         this.redis.push(client);
       }
-      this.engine = new RedisPubSub({ publisher, subscriber });
+      this.topics = new RedisTopics(publisher as never, subscriber as never, (m) => this.logger.warn(m));
       this.distributed = true;
     } else {
-      this.engine = new PubSub();
+      this.memory = new PubSub();
       this.distributed = false;
     }
   }
@@ -40,28 +70,63 @@ export class EventBus implements OnApplicationShutdown {
   async publish(topic: string, payload: unknown): Promise<void> {
     if (this.closed) return;
     try {
-      await this.engine.publish(topic, payload);
+      if (this.topics) await this.topics.publish(topic, payload);
+      else await this.memory!.publish(topic, payload);
     } catch (e) {
+      if (e instanceof EventBusDownError) {
+        if (this.dropped++ === 0) this.logger.warn(`events are dropped until Redis is back: ${e.message}`);
+        return;
+      }
       this.logger.warn(`publish to ${topic} failed: ${(e as Error).message}`);
     }
   }
 
-  /** Subscribes a handler; resolves once the subscription is active. */
+  /**
+   * Subscribes a handler; resolves once the subscription is active. Throws
+   * `liveUpdatesUnavailable()` while Redis cannot be reached.
+   */
   async subscribe<T>(topic: string, handler: (payload: T) => void): Promise<Unsubscribe> {
-    const id = await this.engine.subscribe(topic, handler, {});
+    if (!this.topics) {
+      const id = await this.memory!.subscribe(topic, handler);
+      return this.unsubscriber(() => this.memory!.unsubscribe(id), topic);
+    }
+    let lost: ((error: Refusal) => void) | null = null;
+    const cut = new Promise<Refusal>((resolve) => (lost = resolve));
+    let end: () => void;
+    try {
+      end = await this.topics.subscribe(
+        topic,
+        (payload) => handler(payload as T),
+        () => lost?.(liveUpdatesUnavailable()),
+      );
+    } catch (e) {
+      if (e instanceof EventBusDownError) {
+        this.logger.warn(`subscription to ${topic} refused: ${e.message}`);
+        throw liveUpdatesUnavailable();
+      }
+      throw e;
+    }
+    return Object.assign(this.unsubscriber(end, topic), { lost: cut });
+  }
+
+  private unsubscriber(end: () => void, topic: string): () => Promise<void> {
     let done = false;
-    return async () => {
-      if (done) return;
+    return () => {
+      if (done || this.closed) return Promise.resolve();
       done = true;
-      // why: after the Redis connections closed, ioredis rejects the unsubscribe inside
-      // graphql-redis-subscriptions, unhandled; there is nothing left to unsubscribe from.
-      if (this.closed) return;
       try {
-        await Promise.resolve(this.engine.unsubscribe(id));
+        end();
       } catch (e) {
         this.logger.warn(`unsubscribe from ${topic} failed: ${(e as Error).message}`);
       }
+      return Promise.resolve();
     };
+  }
+
+  private reconnected(role: string): void {
+    if (this.dropped === 0) return;
+    this.logger.warn(`redis ${role} connected again; ${this.dropped} event(s) were dropped meanwhile`);
+    this.dropped = 0;
   }
 
   /**
@@ -71,7 +136,10 @@ export class EventBus implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.engine instanceof RedisPubSub) await this.engine.close().catch(() => undefined);
+    // why: QUIT on a connection that is down would wait in ioredis' queue; there is nobody to
+    // say goodbye to.
+    const open = this.redis.filter((client) => client.status === 'ready');
+    await Promise.all(open.map((client) => client.quit().catch(() => undefined)));
     for (const client of this.redis) client.disconnect();
   }
 }

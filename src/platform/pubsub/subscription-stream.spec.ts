@@ -117,4 +117,28 @@ describe('subscriptionStream', () => {
     expect(await ending.next()).toEqual({ value: 1, done: false });
     expect(await ending.next()).toEqual({ value: undefined, done: true });
   });
+
+  it('fails the stream when its source reports it was cut off, after the values already emitted', async () => {
+    let cut!: (e: unknown) => void;
+    const lost = new Promise<unknown>((r) => (cut = r));
+    let push!: (e: number) => void;
+    let unsubscribed = 0;
+    const stream = subscriptionStream<number, number>({
+      subscribe: (p) => {
+        push = p;
+        const end = () => Promise.resolve(void (unsubscribed += 1));
+        return Promise.resolve(Object.assign(end, { lost }));
+      },
+      onEvent: (e, c) => c.emit(e),
+    });
+    await tick();
+    push(1);
+    const gone = new Error('the event bus is down');
+    cut(gone);
+    await tick();
+    expect(await stream.next()).toEqual({ value: 1, done: false });
+    await expect(stream.next()).rejects.toBe(gone);
+    expect(await stream.next()).toEqual({ value: undefined, done: true });
+    expect(unsubscribed).toBe(1);
+  });
 });

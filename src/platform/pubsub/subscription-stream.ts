@@ -7,9 +7,15 @@ export interface StreamControl<TOut> {
   fail(error: unknown): void;
 }
 
+/**
+ * Ends the live source. A source that can be cut off (Redis) sets `lost`: it resolves with the
+ * error the stream then fails with, after the values emitted so far.
+ */
+export type SourceEnd = (() => Promise<void>) & { readonly lost?: Promise<unknown> };
+
 export interface StreamSpec<TIn, TOut> {
   /** Subscribes to the live source; resolves once active, with its unsubscribe function. */
-  subscribe(push: (event: TIn) => void): Promise<() => Promise<void>>;
+  subscribe(push: (event: TIn) => void): Promise<SourceEnd>;
   /** Runs after the live subscription is active (snapshots, replays); events queue meanwhile. */
   start?(control: StreamControl<TOut>): Promise<void>;
   /** Handles one live event, in arrival order. */
@@ -72,6 +78,9 @@ export function subscriptionStream<TIn, TOut>(spec: StreamSpec<TIn, TOut>): Asyn
     .then((u) => {
       if (finished) return u();
       unsubscribe = u;
+      // why: events published while the source was cut off are lost; going on silently would
+      // leave the client waiting for a SETTLED that may never come. It re-subscribes instead.
+      void u.lost?.then((e) => enqueue(() => control.fail(e)));
     });
   // why: the start phase runs on the same chain, ahead of any live event that arrives after
   // the subscription became active, so a snapshot or replay always comes first.

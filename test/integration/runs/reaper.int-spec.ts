@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../../../src/config/app-config';
 import { RunEventsPublisher } from '../../../src/modules/runs/application/run-events';
+import { RunSettlements } from '../../../src/modules/runs/application/run-settlements';
 import type { ReapedRun } from '../../../src/modules/runs/persistence/runs.repository';
 import { QueuedRunPicker, ReaperService, reapedMessage } from '../../../src/modules/worker';
 import type { EventBus } from '../../../src/platform/pubsub/event-bus';
@@ -131,6 +132,7 @@ describe('the reaper on a real database', () => {
       kit.repository,
       new RunEventsPublisher(bus as unknown as EventBus),
       picker as unknown as QueuedRunPicker,
+      new RunSettlements(),
       { reaperIntervalSeconds: 60, workerEnabled: false } as AppConfig,
     );
     const requeued = await runningRun(kit);

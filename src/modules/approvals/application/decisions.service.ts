@@ -14,15 +14,18 @@ import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
 import type { AuthUser } from '../../../platform/auth/auth-user';
 import { RequestContext } from '../../../platform/auth/request-context';
+import type { EntityManager } from 'typeorm';
 import { TransactionRunner } from '../../../platform/database/transaction-runner';
 import { parseUuid } from '../../../shared/ids';
 import { notFound, Refusal } from '../../../shared/refusal';
 import { assertJsonSize, ConfigurationsService, type ConfigurationView } from '../../configurations';
 import {
   choosePath,
+  needsWorkerCount,
   WorkSignal,
   RunEventsPublisher,
   RunExecutor,
+  RunSettlements,
   RunsRepository,
   StateVault,
   runAccess,
@@ -42,6 +45,11 @@ export interface DecideCommand {
   readonly values?: unknown;
   readonly idempotencyKey?: string | null;
   readonly path?: 'INLINE' | 'DURABLE' | null;
+  /**
+   * Runs inside the transaction that claims or records the decision, after the claim (the
+   * chat claims its conversation there): a Refusal thrown here rolls the claim back.
+   */
+  readonly alongside?: (manager: EntityManager, run: RunEntity) => Promise<void>;
 }
 
 export interface DecisionReceipt {
@@ -77,6 +85,7 @@ export class DecisionsService {
     private readonly events: RunEventsPublisher,
     private readonly transactions: TransactionRunner,
     private readonly signal: WorkSignal,
+    private readonly settlements: RunSettlements,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -97,7 +106,10 @@ export class DecisionsService {
       await this.earlyRefusals(ctx, run, configuration, command, access);
       const state = this.readableState(run);
       if (command.kind === 'INPUT') this.checkInput(state, command.values);
-      const live = await this.runs.countLiveWorkers(this.config.workerLivenessSeconds);
+      // why: an inline request never depends on the workers, so it costs no heartbeat query.
+      const live = needsWorkerCount(command.path, this.config.decisionPath)
+        ? await this.runs.countLiveWorkers(this.config.workerLivenessSeconds)
+        : 0;
       if (choosePath(command.path, this.config.decisionPath, live) === 'DURABLE') {
         return await this.record(user, run, state, command, fingerprint);
       }
@@ -145,6 +157,7 @@ export class DecisionsService {
           turn: recorded.turn,
         });
       }
+      await command.alongside?.(manager, recorded);
       const decision = await this.insertDecision(
         user,
         recorded,
@@ -223,6 +236,7 @@ export class DecisionsService {
         errorMessage: 'Stopped: the configuration now requires a second approver',
       });
       if (failed) {
+        await this.settlements.notify({ runId: run.id, status: 'FAILED', errorMessage: failed.errorMessage });
         await this.events.settled(
           { type: 'TERMINAL', runId: run.id, outcome: 'ERROR', error: failed.errorMessage },
           { stepCount: failed.stepCount, status: 'FAILED', turn: failed.turn },
@@ -299,6 +313,7 @@ export class DecisionsService {
           ? new Refusal('SUBMITTER_NOT_PERMITTED', 'You may not run every call this input would continue')
           : new Refusal('APPROVER_NOT_PERMITTED', 'You may not perform every write this turn proposes');
       }
+      await command.alongside?.(manager, claimed);
       const { decision, step } = await this.audit(user, claimed, command, fingerprint, state, lease, manager);
       // why: the decision is sealed into the checkpoint with the claim, so a continuation cut
       // off before its first write (a crash, a kill) is requeued and carried out, not lost.
@@ -419,7 +434,7 @@ export class DecisionsService {
         decision: this.agentDecision(ctx.viewer, command),
         decisionId,
       },
-      onSettled: (status) => this.decisions.setOutcome(decisionId, status),
+      onSettled: (status, manager) => this.decisions.setOutcome(decisionId, status, manager),
     });
   }
 }

@@ -2,12 +2,14 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { decisionStep, digestsEqual, type PendingTurn, type Step } from '../../../agent';
 import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
+import { TransactionRunner } from '../../../platform/database/transaction-runner';
 import type { ErrorCode } from '../../../shared/error-codes';
 import { PrincipalsService } from '../../auth';
 import { ConfigurationsService, type ConfigurationView } from '../../configurations';
 import {
   RunEventsPublisher,
   RunExecutor,
+  RunSettlements,
   RunsRepository,
   StateVault,
   type Checkpoint,
@@ -38,6 +40,8 @@ export class RecordedDecisions {
     private readonly vault: StateVault,
     private readonly executor: RunExecutor,
     private readonly events: RunEventsPublisher,
+    private readonly settlements: RunSettlements,
+    private readonly transactions: TransactionRunner,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -89,6 +93,8 @@ export class RecordedDecisions {
    * Continues a claimed run whose checkpoint holds a decision (a fresh pickup, or a run
    * requeued before its first write): records the APPROVAL / INPUT step where it is not
    * recorded yet, then runs the continuation with the decision's outcome kept on its record.
+   * A decision without its step never passed checks 12-14 (a recorded decision whose worker was
+   * cut off right after claiming it): they run here first, and a refusal hands it back.
    */
   async resume(claimed: ClaimedRun, checkpoint: Decided): Promise<void> {
     const decision = await this.decisions.findById(checkpoint.decisionId);
@@ -97,6 +103,10 @@ export class RecordedDecisions {
       return;
     }
     const configuration = await this.configurations.getById(claimed.run.configurationId);
+    if (!(await this.decisions.hasDecisionStep(claimed.run.id, decision))) {
+      const refusal = await this.refusal(claimed.run.turnDigest, checkpoint, decision, configuration);
+      if (refusal) return this.handBack(claimed, checkpoint, refusal, decision);
+    }
     await this.continueDecided(claimed, checkpoint, decision, configuration);
   }
 
@@ -118,7 +128,7 @@ export class RecordedDecisions {
       run: current,
       configuration,
       checkpoint,
-      onSettled: (status) => this.decisions.setOutcome(decision.id, status),
+      onSettled: (status, manager) => this.decisions.setOutcome(decision.id, status, manager),
     });
   }
 
@@ -153,9 +163,17 @@ export class RecordedDecisions {
     const pending = checkpoint.state.pending as PendingTurn;
     const waiting = pending.kind === 'APPROVAL' ? 'WAITING_FOR_APPROVAL' : 'WAITING_FOR_INPUT';
     const sealed = this.vault.seal(run.id, { v: 1, kind: 'state', state: checkpoint.state });
-    if (!(await this.runs.handBack(lease, waiting, sealed, code))) return;
-    if (decision) await this.decisions.markHandedBack(decision.id, code);
+    // why: one transaction. Written one after the other, a process killed in between left the
+    // run waiting again while its decision still held the turn (unique per run and turn unless
+    // handed back), so every later decision on that turn was refused NOT_AUDITABLE.
+    const handedBack = await this.transactions.run(async ({ manager }) => {
+      if (!(await this.runs.handBack(lease, waiting, sealed, code, manager))) return false;
+      if (decision) await this.decisions.markHandedBack(decision.id, code, manager);
+      return true;
+    });
+    if (!handedBack) return;
     this.logger.warn({ runId: run.id, code }, 'recorded decision handed back');
+    await this.settlements.notify({ runId: run.id, status: waiting, handBack: code });
     await this.events.settled(
       {
         type: 'TERMINAL',
@@ -177,6 +195,7 @@ export class RecordedDecisions {
       errorMessage: message,
     });
     if (!written) return;
+    await this.settlements.notify({ runId: run.id, status: 'FAILED', errorMessage: message });
     await this.events.settled(
       { type: 'TERMINAL', runId: run.id, outcome: 'ERROR', error: message },
       { stepCount: run.stepCount, status: 'FAILED', turn: run.turn },

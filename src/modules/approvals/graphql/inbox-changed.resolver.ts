@@ -7,6 +7,7 @@ import { RequestContext } from '../../../platform/auth/request-context';
 import { EventBus } from '../../../platform/pubsub/event-bus';
 import { subscriptionStream } from '../../../platform/pubsub/subscription-stream';
 import { forbidden } from '../../../shared/refusal';
+import { TokensService } from '../../auth';
 import { INBOX_TOPIC, RunsRepository, toRunModel } from '../../runs';
 import { InboxEntry, InboxService } from '../application/inbox.service';
 import { InboxItemModel } from './decision.model';
@@ -18,6 +19,7 @@ export class InboxChangedResolver {
     private readonly inbox: InboxService,
     private readonly runs: RunsRepository,
     private readonly authenticator: Authenticator,
+    private readonly tokens: TokensService,
   ) {}
 
   @Subscription(() => InboxItemModel, {
@@ -25,8 +27,12 @@ export class InboxChangedResolver {
     resolve: (entry: InboxEntry) => ({ ...entry, run: toRunModel(entry.run) }),
   })
   @Allow(Access.Authenticated)
-  inboxChanged(@Ctx() ctx: RequestContext): AsyncIterableIterator<InboxEntry> {
-    let user: AuthUser = ctx.viewer;
+  async inboxChanged(@Ctx() ctx: RequestContext): Promise<AsyncIterableIterator<InboxEntry>> {
+    // why: over graphql-ws the context holds the user of the connection's start; a token
+    // revoked since then opens no new stream.
+    const current = await this.tokens.current(ctx.viewer);
+    if (!current) throw forbidden('The token is no longer valid');
+    let user: AuthUser = current;
     return subscriptionStream<{ runId: string }, InboxEntry>({
       subscribe: (push) => this.bus.subscribe(INBOX_TOPIC, push),
       onEvent: async ({ runId }, control) => {

@@ -43,10 +43,24 @@ export class DecisionsRepository {
   }
 
   /** Records the status the continuation of a decision settled in (once). */
-  async setOutcome(decisionId: string, status: string): Promise<void> {
-    await this.dataSource.query(
+  async setOutcome(decisionId: string, status: string, manager?: EntityManager): Promise<void> {
+    await this.m(manager).query(
       'UPDATE decision SET outcome = $2, settled_at = now() WHERE id = $1 AND outcome IS NULL',
       [decisionId, status],
+    );
+  }
+
+  /**
+   * Records `status` as the outcome of the decision a run was carrying out when it stopped for
+   * good without its continuation (a cancel): the run's decision on the turn it is at, if that
+   * one has no outcome and was not handed back.
+   */
+  async settleOpenOnCurrentTurn(runId: string, status: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE decision d SET outcome = $2, settled_at = now() FROM run r
+        WHERE d.run_id = $1 AND r.id = d.run_id AND d.turn = r.turn
+          AND d.outcome IS NULL AND d.handed_back_code IS NULL`,
+      [runId, status],
     );
   }
 
@@ -66,8 +80,8 @@ export class DecisionsRepository {
   }
 
   /** Marks a recorded decision that a worker handed back; its turn is open again. */
-  async markHandedBack(decisionId: string, code: string): Promise<void> {
-    await this.dataSource.query(
+  async markHandedBack(decisionId: string, code: string, manager?: EntityManager): Promise<void> {
+    await this.m(manager).query(
       'UPDATE decision SET handed_back_code = $2, outcome = NULL, settled_at = now() WHERE id = $1',
       [decisionId, code],
     );

@@ -1,12 +1,14 @@
 import { Injectable } from '@nestjs/common';
+import type { AuthUser } from '../../../platform/auth/auth-user';
 import { RequestContext } from '../../../platform/auth/request-context';
 import { TransactionRunner } from '../../../platform/database/transaction-runner';
 import { notFound } from '../../../shared/refusal';
 import { normalizeNewToken } from '../core/identity';
-import { generateToken, hashToken } from '../core/token';
+import { generateToken, hashToken, tokenUsable } from '../core/token';
 import { mayManageTokensOf, tokenOwnerScope } from '../core/token-access.policy';
 import { TokenAuthenticator } from './token-authenticator';
 import { ApiTokensRepository } from '../persistence/api-tokens.repository';
+import { AuthRepository, toAuthUser } from '../persistence/auth.repository';
 
 /** A token as created: the secret is shown this once, only its SHA-256 is kept. */
 export interface CreatedToken {
@@ -21,7 +23,20 @@ export class TokensService {
     private readonly tx: TransactionRunner,
     private readonly tokens: ApiTokensRepository,
     private readonly authenticator: TokenAuthenticator,
+    private readonly auth: AuthRepository,
   ) {}
+
+  /**
+   * The user behind the caller's token as stored now, read past the per-event memo of
+   * `Authenticator.refresh`: what a subscription checks when it starts. Over graphql-ws the
+   * operation's user is the one the connection started with; the token may have been revoked,
+   * or the user's grants changed, since. Null when the token is no longer valid.
+   */
+  async current(user: AuthUser): Promise<AuthUser | null> {
+    const stored = await this.auth.findTokenWithUser(user.tokenId);
+    if (!stored?.user || !tokenUsable(stored, new Date())) return null;
+    return toAuthUser(stored.user, stored.id);
+  }
 
   /**
    * Creates a token for a user: admins (and the system) for anyone, a user for themselves.

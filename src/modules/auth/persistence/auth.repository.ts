@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, In } from 'typeorm';
 import { AuthUser, Grant, GRANTS, GroupPermissions } from '../../../platform/auth/auth-user';
 import { ApiTokenEntity } from './api-token.entity';
 import { GroupEntity } from './group.entity';
@@ -45,6 +45,15 @@ export class AuthRepository {
   async findTokenWithUser(tokenId: string, manager: EntityManager = this.dataSource.manager) {
     return manager.findOne(ApiTokenEntity, {
       where: { id: tokenId },
+      relations: { user: { groups: true } },
+    });
+  }
+
+  /** Tokens with their users and groups, by id (the per-event re-checks of many subscribers at once). */
+  async findTokensWithUsers(tokenIds: readonly string[]): Promise<ApiTokenEntity[]> {
+    if (tokenIds.length === 0) return [];
+    return this.dataSource.manager.find(ApiTokenEntity, {
+      where: { id: In([...tokenIds]) },
       relations: { user: { groups: true } },
     });
   }

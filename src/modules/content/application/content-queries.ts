@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../../platform/auth/request-context';
 import { parseSerialId } from '../../../shared/ids';
 import { badInput, notFound } from '../../../shared/refusal';
-import { mayShowPage, showableRoots } from '../core/content-access.policy';
+import { editableLanguages, mayShowPage, showableRoots } from '../core/content-access.policy';
 import { LIVE_WORKSPACE, PageTextView, PageView, SiteLanguageView, SiteView } from '../core/content.types';
 import { ContentRepository } from '../persistence/content.repository';
 import { ContentLoaders } from './content-loaders';
@@ -66,6 +66,28 @@ export class ContentQueries {
 
   async languages(ctx: RequestContext, site: SiteView): Promise<SiteLanguageView[]> {
     return this.loaders(ctx).siteLanguages.load(site.id);
+  }
+
+  /**
+   * The page's languages the viewer may work in (start a conversation in, write): its site's
+   * languages their groups grant; language 0 alone, unnamed, for a page outside every site.
+   */
+  async editableLanguages(ctx: RequestContext, page: PageView): Promise<SiteLanguageView[]> {
+    const named = page.siteId === null ? [] : await this.loaders(ctx).siteLanguages.load(page.siteId);
+    const ids = editableLanguages(
+      ctx.viewer,
+      page,
+      named.map((l) => l.languageId),
+    );
+    return ids.map(
+      (id) =>
+        named.find((l) => l.languageId === id) ?? {
+          siteId: 0,
+          languageId: id,
+          isoCode: '',
+          title: 'Default language',
+        },
+    );
   }
 
   /**

@@ -11,7 +11,13 @@ import {
   showableRoots,
 } from '../core/content-access.policy';
 import { languageNotAccessible, pageNotAccessible } from '../core/content.refusals';
-import { LIVE_WORKSPACE, PageSearchHit, PageTextView, PageView } from '../core/content.types';
+import {
+  LIVE_WORKSPACE,
+  PageSearchHit,
+  PageTextView,
+  PageView,
+  SiteLanguageView,
+} from '../core/content.types';
 import {
   applyPageTextChanges,
   EMPTY_PAGE_TEXT,
@@ -100,6 +106,12 @@ export class PagesService {
    */
   async defaultPageId(manager?: EntityManager): Promise<number | null> {
     return this.repository.firstRootPageId(manager);
+  }
+
+  /** The page's site languages with code and title (empty for a page outside every site). */
+  async siteLanguagesOf(page: PageView, manager?: EntityManager): Promise<SiteLanguageView[]> {
+    if (page.siteId === null) return [];
+    return this.repository.siteLanguages([page.siteId], manager);
   }
 
   /** The page's languages: its site's language ids, or `[0]` for a page outside every site. */

@@ -4,6 +4,8 @@ import { Ctx } from '../../../platform/auth/context.decorator';
 import { RequestContext } from '../../../platform/auth/request-context';
 import { ContentQueries } from '../application/content-queries';
 import {
+  LanguageModel,
+  toLanguageModel,
   PageModel,
   PageTextModel,
   SiteModel,
@@ -49,6 +51,14 @@ export class PageResolver {
     @Args(intArg('languageId')) languageId: number | null,
   ): Promise<string> {
     return this.content.title(ctx, page.view, languageId);
+  }
+
+  @ResolveField('editableLanguages', () => [LanguageModel], {
+    description:
+      "The page's languages the viewer may work in (start a conversation in, write): its site's languages their groups grant; language 0 for a page outside every site.",
+  })
+  async editableLanguages(@Ctx() ctx: RequestContext, @Parent() page: PageModel): Promise<LanguageModel[]> {
+    return (await this.content.editableLanguages(ctx, page.view)).map(toLanguageModel);
   }
 
   @ResolveField('children', () => [PageModel], {

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { hostname } from 'node:os';
+import type { EntityManager } from 'typeorm';
 import {
   createDefaultToolRegistry,
   createProvider,
@@ -17,6 +18,7 @@ import {
 import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
 import type { AuthUser } from '../../../platform/auth/auth-user';
+import { TransactionRunner } from '../../../platform/database/transaction-runner';
 import { PrincipalsService } from '../../auth';
 import type { ConfigurationView } from '../../configurations';
 import { PagesService } from '../../content';
@@ -25,6 +27,7 @@ import { Lease, RunsRepository } from '../persistence/runs.repository';
 import type { RunEntity } from '../persistence/run.entity';
 import { OwnerContentPort } from './content-port.adapter';
 import { RunEventsPublisher } from './run-events';
+import { RunSettlements } from './run-settlements';
 import { StateVault } from './state-vault';
 
 /** One segment of a run to execute under a lease: a start, or a continuation of a decision. */
@@ -35,8 +38,11 @@ export interface Segment {
   readonly checkpoint: Checkpoint;
   /** Who decided, as the model is told, for a continuation. */
   readonly decision?: Decision;
-  /** Told the status the segment settled in (COMPLETED, FAILED, CANCELLED or WAITING_*). */
-  readonly onSettled?: (status: string) => Promise<void>;
+  /**
+   * Told the status the segment settled in (COMPLETED, FAILED, CANCELLED or WAITING_*); with a
+   * manager, inside the transaction that writes that status (both commit, or neither).
+   */
+  readonly onSettled?: (status: string, manager?: EntityManager) => Promise<void>;
 }
 
 interface Live {
@@ -65,6 +71,8 @@ export class RunExecutor implements OnApplicationShutdown {
     private readonly events: RunEventsPublisher,
     private readonly pages: PagesService,
     private readonly principals: PrincipalsService,
+    private readonly settlements: RunSettlements,
+    private readonly transactions: TransactionRunner,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -142,11 +150,12 @@ export class RunExecutor implements OnApplicationShutdown {
         return runAgent(
           {
             ...ctx,
-            systemPrompt: segment.configuration.systemPrompt,
             prompt: cp.prompt,
             messages: cp.messages,
+            systemPrompt: withContext(segment.configuration.systemPrompt, cp.contextNote),
             skills: cp.skills,
             processPin: cp.processPin,
+            skillInvocation: segment.run.skillInvocation ?? undefined,
             droppedProcess: cp.droppedProcess,
           },
           ports,
@@ -238,16 +247,21 @@ export class RunExecutor implements OnApplicationShutdown {
     switch (outcome.kind) {
       case 'completed': {
         const answer = storedAnswer(configuration.privacyLevel, hadDecision, outcome.answer);
-        const written = await this.repository.settle(lease, {
-          status: 'COMPLETED',
-          reason: outcome.terminationReason,
-          truncated: outcome.truncated,
-          answer,
-          counters,
-        });
+        const written = await this.settleWith(segment, 'COMPLETED', (manager) =>
+          this.repository.settle(
+            lease,
+            {
+              status: 'COMPLETED',
+              reason: outcome.terminationReason,
+              truncated: outcome.truncated,
+              answer,
+              counters,
+            },
+            manager,
+          ),
+        );
         if (written) {
-          // why: the decision's outcome is on record before anyone hears the run settled.
-          await segment.onSettled?.('COMPLETED');
+          await this.settlements.notify({ runId: run.id, status: 'COMPLETED', answer: outcome.answer });
           await this.events.settled(
             { type: 'TERMINAL', runId: run.id, outcome: 'DONE', finalContent: outcome.answer },
             { stepCount: live.stepCount, status: 'COMPLETED', turn: live.turn },
@@ -257,16 +271,16 @@ export class RunExecutor implements OnApplicationShutdown {
       }
       case 'suspended': {
         const status = outcome.pending.kind === 'APPROVAL' ? 'WAITING_FOR_APPROVAL' : 'WAITING_FOR_INPUT';
-        const written = await this.repository.suspend(lease, {
-          status,
-          checkpoint: this.vault.seal(run.id, { v: 1, kind: 'state', state: outcome.state }),
-          turn: outcome.pending.turn,
-          turnDigest: outcome.pending.digest,
-          counters,
-        });
+        const checkpoint = this.vault.seal(run.id, { v: 1, kind: 'state', state: outcome.state });
+        const written = await this.settleWith(segment, status, (manager) =>
+          this.repository.suspend(
+            lease,
+            { status, checkpoint, turn: outcome.pending.turn, turnDigest: outcome.pending.digest, counters },
+            manager,
+          ),
+        );
         if (written) {
-          // why: the decision's outcome is on record before anyone hears the run settled.
-          await segment.onSettled?.(status);
+          await this.settlements.notify({ runId: run.id, status });
           live.turn = outcome.pending.turn;
           await this.events.settled(
             {
@@ -283,15 +297,15 @@ export class RunExecutor implements OnApplicationShutdown {
         return written ? status : null;
       }
       case 'failed': {
-        const written = await this.repository.settle(lease, {
-          status: 'FAILED',
-          reason: outcome.reason,
-          errorMessage: outcome.message,
-          counters,
-        });
+        const written = await this.settleWith(segment, 'FAILED', (manager) =>
+          this.repository.settle(
+            lease,
+            { status: 'FAILED', reason: outcome.reason, errorMessage: outcome.message, counters },
+            manager,
+          ),
+        );
         if (written) {
-          // why: the decision's outcome is on record before anyone hears the run settled.
-          await segment.onSettled?.('FAILED');
+          await this.settlements.notify({ runId: run.id, status: 'FAILED', errorMessage: outcome.message });
           await this.events.settled(
             { type: 'TERMINAL', runId: run.id, outcome: 'ERROR', error: outcome.message },
             { stepCount: live.stepCount, status: 'FAILED', turn: live.turn },
@@ -309,6 +323,23 @@ export class RunExecutor implements OnApplicationShutdown {
     }
   }
 
+  /**
+   * Writes where a segment stopped and its decision's outcome (`onSettled`) in one transaction.
+   * why: written one after the other, a process killed in between left a finished run whose
+   * decision never got its outcome; the outcome is also on record before anyone hears the run settled.
+   */
+  private settleWith(
+    segment: Segment,
+    status: string,
+    write: (manager: EntityManager) => Promise<boolean>,
+  ): Promise<boolean> {
+    return this.transactions.run(async ({ manager }) => {
+      const written = await write(manager);
+      if (written) await segment.onSettled?.(status, manager);
+      return written;
+    });
+  }
+
   /** A fault (not a provider failure): the run fails rather than staying RUNNING. */
   private async failOnFault(segment: Segment, live: Live): Promise<boolean> {
     const message = 'The run stopped on an internal error';
@@ -319,6 +350,7 @@ export class RunExecutor implements OnApplicationShutdown {
         errorMessage: message,
       });
       if (written) {
+        await this.settlements.notify({ runId: segment.run.id, status: 'FAILED', errorMessage: message });
         await this.events.settled(
           { type: 'TERMINAL', runId: segment.run.id, outcome: 'ERROR', error: message },
           { stepCount: live.stepCount, status: 'FAILED', turn: live.turn },
@@ -330,4 +362,10 @@ export class RunExecutor implements OnApplicationShutdown {
       return false;
     }
   }
+}
+
+/** The configuration's prompt with the turn's context (the chat's page and language) after it. */
+function withContext(systemPrompt: string, note: string | undefined): string {
+  if (!note) return systemPrompt;
+  return systemPrompt.trim() === '' ? note : `${systemPrompt}\n\n${note}`;
 }

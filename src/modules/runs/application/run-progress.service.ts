@@ -4,6 +4,7 @@ import { Authenticator } from '../../../platform/auth/authenticator';
 import { EventBus } from '../../../platform/pubsub/event-bus';
 import { subscriptionStream } from '../../../platform/pubsub/subscription-stream';
 import { parseUuid } from '../../../shared/ids';
+import { TokensService } from '../../auth';
 import { forbidden, notFound } from '../../../shared/refusal';
 import { mayKnowRun } from '../core/run-access.policy';
 import { isTerminal, RunStatus } from '../core/run-status';
@@ -22,10 +23,15 @@ export class RunProgressService {
     private readonly repository: RunsRepository,
     private readonly bus: EventBus,
     private readonly authenticator: Authenticator,
+    private readonly tokens: TokensService,
   ) {}
 
-  async open(viewer: AuthUser, runId: string): Promise<AsyncIterableIterator<ProgressEvent>> {
+  async open(connected: AuthUser, runId: string): Promise<AsyncIterableIterator<ProgressEvent>> {
     const id = parseUuid(runId, 'runId');
+    // why: over graphql-ws the caller is who the token was when the connection opened; a
+    // token revoked or a grant lost since then must not get the snapshot of a new stream.
+    const viewer = await this.tokens.current(connected);
+    if (!viewer) throw forbidden('The token is no longer valid');
     const run = await this.repository.findById(id);
     if (!run || !mayKnowRun(viewer, run)) throw notFound('Run not found');
     let snapshot: { stepCount: number; status: string; turn: number } | null = null;

@@ -6,6 +6,7 @@ import { EventBus } from '../../../platform/pubsub/event-bus';
 import { subscriptionStream, StreamControl } from '../../../platform/pubsub/subscription-stream';
 import { forbidden, notFound } from '../../../shared/refusal';
 import { parseUuid } from '../../../shared/ids';
+import { TokensService } from '../../auth';
 import { isTerminal, isWaiting } from '../core/run-status';
 import { RunsRepository } from '../persistence/runs.repository';
 import type { RunEntity } from '../persistence/run.entity';
@@ -24,6 +25,7 @@ export class RunTraceService {
     private readonly bus: EventBus,
     private readonly authenticator: Authenticator,
     private readonly vault: StateVault,
+    private readonly tokens: TokensService,
   ) {}
 
   async open(
@@ -32,7 +34,11 @@ export class RunTraceService {
     afterSequence: number,
   ): Promise<AsyncIterableIterator<TraceEvent>> {
     const id = parseUuid(runId, 'runId');
-    if (!user.isAdmin) throw forbidden('The run trace is for admins');
+    // why: the connection's user may be stale (revoked token, admin flag removed): the stored
+    // steps replayed at the start must not reach them.
+    if (!user.isAdmin || (await this.tokens.current(user))?.isAdmin !== true) {
+      throw forbidden('The run trace is for admins');
+    }
     if (!(await this.repository.findById(id))) throw notFound('Run not found');
     let last = Math.max(afterSequence, 0);
     return subscriptionStream<TraceEvent, TraceEvent>({

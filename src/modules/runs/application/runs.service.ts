@@ -1,12 +1,25 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { StateUnreadableError, type PendingTurn } from '../../../agent';
+import {
+  StateUnreadableError,
+  type ForcedSkill,
+  type HistoryMessage,
+  type PendingTurn,
+} from '../../../agent';
+import type { AuthUser } from '../../../platform/auth/auth-user';
+import type { EntityManager } from 'typeorm';
 import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
 import { RequestContext } from '../../../platform/auth/request-context';
 import { parseSerialId, parseUuid } from '../../../shared/ids';
 import { forbidden, notFound, Refusal } from '../../../shared/refusal';
-import { clampMaxIterations, ConfigurationsService } from '../../configurations';
+import { clampMaxIterations, ConfigurationsService, type ConfigurationView } from '../../configurations';
+import {
+  resolveProcess,
+  type DropReason,
+  type ProcessPin,
+  type SkillInvocation,
+} from '../core/process-resolution';
 import { PagesService } from '../../content';
 import { mayKnowRun, runAccess } from '../core/run-access.policy';
 import { CANCELLABLE_STATUSES, isWaiting, RunStatus } from '../core/run-status';
@@ -15,8 +28,9 @@ import type { RunEntity } from '../persistence/run.entity';
 import { RunExecutor } from './run-executor';
 import { RunEventsPublisher } from './run-events';
 import { WorkSignal } from './work-signal';
-import { choosePath } from '../core/path-choice';
+import { choosePath, needsWorkerCount } from '../core/path-choice';
 import { StateVault } from './state-vault';
+import { RunSettlements } from './run-settlements';
 
 export interface StartRunCommand {
   readonly configurationId: string;
@@ -25,6 +39,34 @@ export interface StartRunCommand {
   readonly subjectLanguageId?: number | null;
   readonly maxIterations?: number | null;
   readonly workspaceId?: number | null;
+}
+
+/** One chat turn as a queued run (design/40-conversations-skills.md). */
+export interface TurnCommand {
+  readonly owner: AuthUser;
+  /** The chat configuration, already checked (active, usable). */
+  readonly configuration: ConfigurationView;
+  readonly prompt: string;
+  /** Earlier messages of the conversation (users' and the assistant's; never notices). */
+  readonly messages: readonly HistoryMessage[];
+  /** Non-process skills as fenced reference data. */
+  readonly skills: readonly ForcedSkill[];
+  /** Added to the system prompt: the page and language the turn is about. */
+  readonly contextNote: string;
+  readonly subjectPageId: number | null;
+  readonly subjectLanguageId: number | null;
+  /** A process skill started by this turn (no predecessor then). */
+  readonly invocation: SkillInvocation | null;
+  readonly predecessorRunId: string | null;
+  /** Skill ids in the turn's catalogue now: a pinned skill outside it was detached. */
+  readonly catalogueSkillIds: ReadonlySet<number>;
+}
+
+/** What queuing a turn decided. */
+export interface QueuedTurn {
+  readonly runId: string;
+  readonly processPin: ProcessPin | null;
+  readonly droppedProcess: { readonly reason: DropReason } | null;
 }
 
 export interface RunListQuery {
@@ -56,6 +98,7 @@ export class RunsService {
     private readonly configurations: ConfigurationsService,
     private readonly pages: PagesService,
     private readonly signal: WorkSignal,
+    private readonly settlements: RunSettlements,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -95,7 +138,9 @@ export class RunsService {
       maxIterations,
       checkpoint: this.vault.seal(id, checkpoint),
     };
-    const live = await this.repository.countLiveWorkers(this.config.workerLivenessSeconds);
+    const live = needsWorkerCount(null, this.config.decisionPath)
+      ? await this.repository.countLiveWorkers(this.config.workerLivenessSeconds)
+      : 0;
     if (choosePath(null, this.config.decisionPath, live) === 'DURABLE') {
       // why: with a live worker the run waits QUEUED for it (FOR UPDATE SKIP LOCKED), so no
       // API instance carries a long run; the signal wakes a worker at once.
@@ -108,6 +153,94 @@ export class RunsService {
     const run = await this.requireRow(id);
     this.executor.launch({ lease, run, configuration, checkpoint });
     return run;
+  }
+
+  /**
+   * Queues a chat turn inside the caller's transaction (the conversation's claim and messages
+   * commit with it): derives the process from the invocation or the predecessor (a drop is
+   * recorded on the run and replayed by the runtime as a DROPPED step). Call `wakeWorkers`
+   * after the commit.
+   */
+  async enqueueTurn(command: TurnCommand, manager: EntityManager): Promise<QueuedTurn> {
+    const predecessor = command.predecessorRunId
+      ? await this.repository.findById(command.predecessorRunId, manager)
+      : null;
+    const { pin, dropped } = resolveProcess({
+      invocation: command.invocation,
+      predecessorRunId: command.predecessorRunId,
+      predecessor,
+      callerId: command.owner.id,
+      callerIsAdmin: command.owner.isAdmin,
+      configurationId: command.configuration.id,
+      catalogueSkillIds: command.catalogueSkillIds,
+    });
+    const id = randomUUID();
+    const checkpoint = {
+      v: 1,
+      kind: 'start',
+      prompt: command.prompt,
+      messages: command.messages,
+      skills: command.skills,
+      contextNote: command.contextNote,
+      ...(pin ? { processPin: pin } : {}),
+      ...(dropped ? { droppedProcess: dropped } : {}),
+    } as const;
+    await this.repository.insertQueued(
+      {
+        id,
+        configurationId: command.configuration.id,
+        ownerId: command.owner.id,
+        workspaceId: 0,
+        subjectPageId: command.subjectPageId,
+        subjectLanguageId: command.subjectLanguageId,
+        maxIterations: clampMaxIterations(
+          command.configuration.maxIterations,
+          this.config.maxIterationsCeiling,
+        ),
+        checkpoint: this.vault.seal(id, checkpoint),
+        predecessorRunId: command.predecessorRunId,
+        skillInvocation: command.invocation,
+        processPin: pin,
+        droppedProcess: dropped,
+      },
+      manager,
+    );
+    return { runId: id, processPin: pin, droppedProcess: dropped };
+  }
+
+  /** Tells the workers that queued work is waiting (after the commit that queued it). */
+  async wakeWorkers(): Promise<void> {
+    await this.signal.notify();
+  }
+
+  /**
+   * Cancels a waiting run inside the caller's transaction, guarded on the waiting state (the
+   * chat withdrawing a proposal). False when the run was no longer waiting. Call
+   * `announceCancelled` after the commit.
+   */
+  async withdrawWaiting(runId: string, manager: EntityManager): Promise<boolean> {
+    return this.repository.cancel(runId, ['WAITING_FOR_APPROVAL', 'WAITING_FOR_INPUT'], manager);
+  }
+
+  /** Publishes a cancel that committed (progress, trace, inbox). */
+  async announceCancelled(runId: string): Promise<void> {
+    const run = await this.repository.findById(runId);
+    if (!run) return;
+    await this.events.settled(
+      { type: 'TERMINAL', runId, outcome: 'CANCELLED' },
+      { stepCount: run.stepCount, status: 'CANCELLED', turn: run.turn },
+    );
+    await this.events.inboxChanged(runId);
+  }
+
+  /** A run by id, no access check (the caller has done its own). */
+  async findRunById(id: string, manager?: EntityManager): Promise<RunEntity | null> {
+    return this.repository.findById(id, manager);
+  }
+
+  /** Runs by id, no access check. */
+  async findRunsByIds(ids: readonly string[]): Promise<RunEntity[]> {
+    return this.repository.findByIds(ids);
   }
 
   /** The run where the viewer may read or decide it; null otherwise (no leak). */
@@ -146,6 +279,7 @@ export class RunsService {
     }
     this.executor.interrupt(run.id);
     const cancelled = await this.requireRow(run.id);
+    await this.settlements.notify({ runId: run.id, status: 'CANCELLED' });
     await this.events.settled(
       { type: 'TERMINAL', runId: run.id, outcome: 'CANCELLED' },
       { stepCount: cancelled.stepCount, status: 'CANCELLED', turn: cancelled.turn },

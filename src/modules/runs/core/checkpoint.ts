@@ -17,6 +17,8 @@ export type Checkpoint =
       readonly skills?: readonly ForcedSkill[];
       readonly processPin?: unknown;
       readonly droppedProcess?: { readonly reason: string };
+      /** Added to the configuration's system prompt (the chat's page and language). */
+      readonly contextNote?: string;
     }
   | { readonly v: 1; readonly kind: 'state'; readonly state: SuspendedState }
   | {

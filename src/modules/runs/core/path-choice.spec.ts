@@ -1,4 +1,4 @@
-import { choosePath } from './path-choice';
+import { choosePath, needsWorkerCount } from './path-choice';
 
 describe('choosePath', () => {
   it.each([
@@ -17,4 +17,14 @@ describe('choosePath', () => {
       expect(choosePath(requested, setting, live)).toBe(expected);
     },
   );
+});
+
+describe('needsWorkerCount', () => {
+  it('is false only where the path is inline whatever the workers', () => {
+    expect(needsWorkerCount(null, 'inline')).toBe(false);
+    expect(needsWorkerCount('INLINE', 'auto')).toBe(false);
+    expect(needsWorkerCount('DURABLE', 'inline')).toBe(true);
+    expect(needsWorkerCount(null, 'auto')).toBe(true);
+    expect(needsWorkerCount(null, 'durable')).toBe(true);
+  });
 });

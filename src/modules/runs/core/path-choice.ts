@@ -16,3 +16,11 @@ export function choosePath(
   if (wanted === 'INLINE') return 'INLINE';
   return liveWorkers > 0 ? 'DURABLE' : 'INLINE';
 }
+
+/** True where the choice depends on whether a worker is live (so the caller must count them). */
+export function needsWorkerCount(
+  requested: ExecutionPath | null | undefined,
+  setting: DecisionPathSetting,
+): boolean {
+  return (requested ?? (setting === 'inline' ? 'INLINE' : null)) !== 'INLINE';
+}

@@ -21,7 +21,9 @@ export interface NewRun {
   readonly maxIterations: number;
   readonly checkpoint: string;
   readonly predecessorRunId?: string | null;
-  readonly skillInvocation?: Record<string, unknown> | null;
+  readonly skillInvocation?: object | null;
+  readonly processPin?: object | null;
+  readonly droppedProcess?: object | null;
 }
 
 export interface SuspendWrite {
@@ -109,8 +111,8 @@ export class RunsRepository {
   async insertQueued(run: NewRun, manager?: EntityManager): Promise<void> {
     await this.m(manager).query(
       `INSERT INTO run (id, configuration_id, owner_id, workspace_id, subject_page_id, subject_language_id,
-         max_iterations, status, checkpoint, predecessor_run_id, skill_invocation)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, 'QUEUED', $8, $9, $10)`,
+         max_iterations, status, checkpoint, predecessor_run_id, skill_invocation, process_pin, dropped_process)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 'QUEUED', $8, $9, $10, $11, $12)`,
       [
         run.id,
         run.configurationId,
@@ -122,6 +124,8 @@ export class RunsRepository {
         run.checkpoint,
         run.predecessorRunId ?? null,
         run.skillInvocation ? JSON.stringify(run.skillInvocation) : null,
+        run.processPin ? JSON.stringify(run.processPin) : null,
+        run.droppedProcess ? JSON.stringify(run.droppedProcess) : null,
       ],
     );
   }
@@ -256,12 +260,14 @@ export class RunsRepository {
     to: 'WAITING_FOR_APPROVAL' | 'WAITING_FOR_INPUT',
     checkpoint: string,
     code: string,
+    manager?: EntityManager,
   ): Promise<boolean> {
     return this.affectsOne(
       `UPDATE run SET status = $3, checkpoint = $4, hand_back = jsonb_build_object('code', $5::text, 'at', now()),
               waiting_since = now(), recorded_at = NULL, pending_effect = NULL, ${CLEAR_LEASE}
         WHERE id = $1 AND lease_token = $2 AND status = 'RUNNING'`,
       [lease.runId, lease.token, to, checkpoint, code],
+      manager,
     );
   }
 
@@ -315,7 +321,7 @@ export class RunsRepository {
   }
 
   /** RUNNING -> WAITING_*: state written, claim and lease cleared. */
-  async suspend(lease: Lease, write: SuspendWrite): Promise<boolean> {
+  async suspend(lease: Lease, write: SuspendWrite, manager?: EntityManager): Promise<boolean> {
     return this.affectsOne(
       `UPDATE run SET status = $3, checkpoint = $4, turn = $5, turn_digest = $6, waiting_since = now(),
               iterations = $7, prompt_tokens = $8, completion_tokens = $9, pending_effect = NULL, ${CLEAR_LEASE}
@@ -331,11 +337,12 @@ export class RunsRepository {
         write.counters.promptTokens,
         write.counters.completionTokens,
       ],
+      manager,
     );
   }
 
   /** RUNNING -> terminal under the lease; clears state, claim and lease. */
-  async settle(lease: Lease, write: SettleWrite): Promise<boolean> {
+  async settle(lease: Lease, write: SettleWrite, manager?: EntityManager): Promise<boolean> {
     return this.affectsOne(
       `UPDATE run SET status = $3, termination_reason = $4, truncated = $5, answer = $6, error_message = $7,
               iterations = COALESCE($8, iterations), prompt_tokens = COALESCE($9, prompt_tokens),
@@ -354,6 +361,7 @@ export class RunsRepository {
         write.counters?.promptTokens ?? null,
         write.counters?.completionTokens ?? null,
       ],
+      manager,
     );
   }
 
@@ -412,12 +420,13 @@ export class RunsRepository {
   }
 
   /** Cancel: a settle to CANCELLED from QUEUED, RUNNING or WAITING_*; two cancels cannot both win. */
-  async cancel(runId: string, from: readonly RunStatus[]): Promise<boolean> {
+  async cancel(runId: string, from: readonly RunStatus[], manager?: EntityManager): Promise<boolean> {
     return this.affectsOne(
       `UPDATE run SET status = 'CANCELLED', termination_reason = 'CANCELLED', finished_at = now(),
               checkpoint = NULL, turn_digest = NULL, pending_effect = NULL, ${CLEAR_LEASE}
         WHERE id = $1 AND status = ANY($2::varchar[])`,
       [runId, from],
+      manager,
     );
   }
 

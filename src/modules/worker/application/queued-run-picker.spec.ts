@@ -5,6 +5,7 @@ import type { ConfigurationsService } from '../../configurations';
 import type { RecordedDecisions } from '../../approvals';
 import type { ClaimedRun, RunEventsPublisher, RunExecutor, RunsRepository, StateVault } from '../../runs';
 import { UNREADABLE_CHECKPOINT_MESSAGE } from '../core/pickup.policy';
+import type { DecisionOutcomes } from './decision-outcomes';
 import { QueuedRunPicker } from './queued-run-picker';
 
 function claimOf(id: string, checkpoint: string): ClaimedRun {
@@ -21,6 +22,7 @@ function claimOf(id: string, checkpoint: string): ClaimedRun {
 function setup(queue: ClaimedRun[], recorded: string[] = []) {
   const ends = new Map<string, () => void>();
   const launched: string[] = [];
+  const segments: Array<{ run: { id: string }; onSettled?: (status: string) => Promise<void> }> = [];
   const settles: Array<{ runId: string; write: unknown }> = [];
   const published: unknown[] = [];
   const claims: number[] = [];
@@ -36,8 +38,9 @@ function setup(queue: ClaimedRun[], recorded: string[] = []) {
   };
   const inFlight = new Map<string, Promise<void>>();
   const executor = {
-    launch: (segment: { run: { id: string } }) => {
+    launch: (segment: { run: { id: string }; onSettled?: (status: string) => Promise<void> }) => {
       launched.push(segment.run.id);
+      segments.push(segment);
       const id = segment.run.id;
       inFlight.set(
         id,
@@ -65,6 +68,15 @@ function setup(queue: ClaimedRun[], recorded: string[] = []) {
   const events = { settled: (...args: unknown[]) => Promise.resolve(void published.push(args)) };
   const configurations = { getById: (id: number) => Promise.resolve({ id }) };
   const config = { workerConcurrency: 2, runLeaseSeconds: 60, workerEnabled: false } as AppConfig;
+  const outcomesRecorded: Array<[string, string]> = [];
+  const outcomes = {
+    recorderFor: (run: { id: string; hadDecision: boolean }) =>
+      Promise.resolve(
+        run.hadDecision
+          ? (status: string) => Promise.resolve(void outcomesRecorded.push([run.id, status]))
+          : null,
+      ),
+  };
   const picker = new QueuedRunPicker(
     repository as unknown as RunsRepository,
     vault as unknown as StateVault,
@@ -73,8 +85,19 @@ function setup(queue: ClaimedRun[], recorded: string[] = []) {
     configurations as unknown as ConfigurationsService,
     config,
     decisions as unknown as RecordedDecisions,
+    outcomes as unknown as DecisionOutcomes,
   );
-  return { picker, ends, launched, settles, published, claims, pickups };
+  return {
+    picker,
+    ends,
+    launched,
+    segments,
+    settles,
+    published,
+    claims,
+    pickups,
+    recorded: outcomesRecorded,
+  };
 }
 
 describe('QueuedRunPicker', () => {
@@ -145,5 +168,19 @@ describe('QueuedRunPicker', () => {
       ],
     ]);
     expect(f.picker.running).toBe(0);
+  });
+
+  it('records the open decision of a run requeued past its first write when the run settles', async () => {
+    const decided = claimOf('d', 'sealed');
+    const plain = claimOf('p', 'sealed');
+    const f = setup([
+      { ...decided, run: { ...decided.run, hadDecision: true } },
+      { ...plain, run: { ...plain.run, hadDecision: false } },
+    ]);
+    await f.picker.pickOnce();
+    expect(f.launched).toEqual(['d', 'p']);
+    expect(f.segments[1]!.onSettled).toBeUndefined();
+    await f.segments[0]!.onSettled!('COMPLETED');
+    expect(f.recorded).toEqual([['d', 'COMPLETED']]);
   });
 });

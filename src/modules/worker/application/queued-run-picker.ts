@@ -14,6 +14,7 @@ import {
   type ClaimedRun,
 } from '../../runs';
 import { pickupPlan, UNREADABLE_CHECKPOINT_MESSAGE } from '../core/pickup.policy';
+import { DecisionOutcomes } from './decision-outcomes';
 import { PeriodicTask } from './periodic-task';
 
 /** The fallback poll; `wake()` starts a pass at once. */
@@ -44,6 +45,8 @@ export class QueuedRunPicker {
     private readonly configurations: ConfigurationsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly decisions: RecordedDecisions,
+    // why: optional only for tests that build the picker by hand; Nest always provides it.
+    private readonly outcomes?: DecisionOutcomes,
   ) {
     this.task = new PeriodicTask(
       PICKUP_POLL_MS,
@@ -122,7 +125,10 @@ export class QueuedRunPicker {
       await this.decisions.resume(claim, checkpoint);
     } else {
       const configuration = await this.configurations.getById(run.configurationId);
-      this.executor.launch({ lease, run, configuration, checkpoint });
+      // why: a decision whose continuation was cut off past its first write is finished from a
+      // plain checkpoint here; its outcome is still recorded when the run settles.
+      const onSettled = await this.outcomes?.recorderFor(run);
+      this.executor.launch({ lease, run, configuration, checkpoint, ...(onSettled ? { onSettled } : {}) });
     }
     // why: `settled` reads the executor's in-flight entry synchronously, so this is the
     // segment just launched even if an older segment of the same run is still winding down.

@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
-import { RunEventsPublisher, RunsRepository, type ReapedRun } from '../../runs';
+import { RunEventsPublisher, RunSettlements, RunsRepository, type ReapedRun } from '../../runs';
+import { DecisionOutcomes } from './decision-outcomes';
 import { PeriodicTask } from './periodic-task';
 import { QueuedRunPicker } from './queued-run-picker';
 
@@ -31,7 +32,10 @@ export class ReaperService {
     private readonly repository: RunsRepository,
     private readonly events: RunEventsPublisher,
     private readonly picker: QueuedRunPicker,
+    private readonly settlements: RunSettlements,
     @Inject(APP_CONFIG) config: AppConfig,
+    // why: optional only for tests that build the reaper by hand; Nest always provides it.
+    private readonly outcomes?: DecisionOutcomes,
   ) {
     this.task = new PeriodicTask(
       config.reaperIntervalSeconds * 1000,
@@ -61,6 +65,15 @@ export class ReaperService {
   private async publishFailures(failed: readonly ReapedRun[]): Promise<void> {
     if (failed.length === 0) return;
     const rows = new Map((await this.repository.findByIds(failed.map((r) => r.id))).map((r) => [r.id, r]));
+    for (const r of failed) {
+      // why: the decision's outcome is on record before anyone hears the run settled.
+      await this.outcomes
+        ?.settleOpen(r.id, 'FAILED')
+        .catch((err: unknown) =>
+          this.logger.warn({ runId: r.id, err }, 'could not record the decision outcome'),
+        );
+      await this.settlements.notify({ runId: r.id, status: 'FAILED', errorMessage: reapedMessage(r) });
+    }
     await Promise.all(
       failed.map((r) =>
         this.events.settled(

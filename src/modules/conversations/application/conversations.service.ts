@@ -1,0 +1,507 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from 'typeorm';
+import type { AppConfig } from '../../../config/app-config';
+import { APP_CONFIG } from '../../../config/config.module';
+import type { AuthUser } from '../../../platform/auth/auth-user';
+import { RequestContext } from '../../../platform/auth/request-context';
+import { TransactionRunner } from '../../../platform/database/transaction-runner';
+import { parseSerialId, parseUuid } from '../../../shared/ids';
+import { badInput, forbidden, notFound, Refusal } from '../../../shared/refusal';
+import { DecisionsService, type DecideCommand } from '../../approvals';
+import { ConfigurationsService, type ChatSetup, type ConfigurationView } from '../../configurations';
+import {
+  languageNotAccessible,
+  mayEditLanguage,
+  pageNotAccessible,
+  PagesService,
+  type PageView,
+} from '../../content';
+import { RunsService, type RunEntity, type SkillInvocation } from '../../runs';
+import { SkillsService, type CatalogueEntry } from '../../skills';
+import type { ConversationStatus } from '../core/conversation-status';
+import { contextNote, planTurnSkills } from '../core/turn-plan';
+import { ConversationEntity } from '../persistence/conversation.entity';
+import { ConversationsRepository, type NewMessage } from '../persistence/conversations.repository';
+import type { MessageEntity } from '../persistence/message.entity';
+import { ConversationEvents } from './conversation-events';
+import { ConversationSync } from './conversation-sync';
+
+export interface CreateConversationCommand {
+  readonly pageId?: string | null;
+  readonly languageId?: number | null;
+  readonly skill?: string | null;
+  readonly title?: string | null;
+}
+
+export interface ViewContextCommand {
+  readonly pageId?: string | null;
+  readonly languageId?: number | null;
+  readonly module?: string | null;
+}
+
+export interface SendMessageCommand {
+  readonly conversationId: string;
+  readonly text: string;
+  readonly viewContext?: ViewContextCommand | null;
+}
+
+export interface ConversationDecisionCommand {
+  readonly conversationId: string;
+  readonly turnDigest: string;
+  readonly approve?: boolean;
+  readonly denialReason?: 'VARIANT' | 'SKIP' | null;
+  readonly values?: unknown;
+}
+
+/** Longest message a user may send, in characters. */
+export const MAX_MESSAGE_LENGTH = 20_000;
+/** Longest title, in characters (the column width). */
+export const MAX_TITLE_LENGTH = 200;
+/** Earlier messages sent to the model with a turn. */
+export const HISTORY_MESSAGES = 20;
+/** Conversations `conversations` lists at most. */
+export const LIST_LIMIT = 200;
+
+interface ViewContext {
+  readonly pageId: number | null;
+  readonly languageId: number | null;
+  readonly module: string | null;
+}
+
+/**
+ * The chat (design/40-conversations-skills.md): conversations about a page in a language,
+ * with a skill; each turn is a QUEUED run of the chat configuration carried by a worker;
+ * decisions on the run the conversation waits on go the durable path. Every refusal comes
+ * before anything is written, and every status change is a conditional UPDATE.
+ */
+@Injectable()
+export class ConversationsService {
+  constructor(
+    private readonly repository: ConversationsRepository,
+    private readonly configurations: ConfigurationsService,
+    private readonly skills: SkillsService,
+    private readonly pages: PagesService,
+    private readonly runs: RunsService,
+    private readonly decisions: DecisionsService,
+    private readonly transactions: TransactionRunner,
+    private readonly events: ConversationEvents,
+    private readonly sync: ConversationSync,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** The skills the viewer may pick: the chat configuration's and the Task's, deduplicated. */
+  async skillCatalogue(ctx: RequestContext): Promise<CatalogueEntry[]> {
+    return (await this.setup(ctx)).catalogue;
+  }
+
+  /**
+   * Starts a conversation; checks 1-5 of the design in order, before anything is written:
+   * PAGE_NOT_ACCESSIBLE, LANGUAGE_NOT_ACCESSIBLE, SKILL_UNKNOWN, SKILL_SECOND_APPROVER,
+   * TOO_MANY_CONVERSATIONS. A language without a page is ignored.
+   */
+  async create(ctx: RequestContext, command: CreateConversationCommand): Promise<ConversationEntity> {
+    const user = ctx.viewer;
+    const title = cleanTitle(command.title);
+    const view = await this.checkView(user, {
+      pageId: command.pageId ?? null,
+      languageId: command.languageId ?? null,
+      module: null,
+    });
+    const setup = await this.setup(ctx);
+    const skill = command.skill ? this.checkSkill(setup, command.skill) : null;
+    const id = randomUUID();
+    const heading = title ?? (await this.defaultTitle(view));
+    await this.transactions.run(async ({ manager }) => {
+      // why: the count and the insert share a lock on the owner's row, so two concurrent
+      // starts cannot both pass the limit.
+      await manager.query('SELECT id FROM app_user WHERE id = $1 FOR UPDATE', [user.id]);
+      if ((await this.repository.countActive(user.id, manager)) >= this.config.chatMaxActiveConversations) {
+        throw new Refusal(
+          'TOO_MANY_CONVERSATIONS',
+          `At most ${this.config.chatMaxActiveConversations} conversations may be open at once`,
+        );
+      }
+      await this.repository.insert(
+        {
+          id,
+          ownerId: user.id,
+          title: heading,
+          status: 'IDLE',
+          viewPageId: view.pageId,
+          viewLanguageId: view.languageId,
+          viewModule: view.module,
+          skillIdentifier: skill?.identifier ?? null,
+          skillId: skill?.skillId ?? null,
+          skillIsProcess: skill?.isProcess ?? false,
+          skillStartPending: skill?.isProcess ?? false,
+          lastRunId: null,
+          activeRunId: null,
+          deciding: false,
+          archivedAt: null,
+        },
+        manager,
+      );
+    });
+    return this.require(id);
+  }
+
+  /**
+   * Sets (or with null / "" removes) the skill: SKILL_UNKNOWN, SKILL_SECOND_APPROVER, and
+   * CONVERSATION_BUSY while a turn runs. Sends no message; a process skill sets startPending.
+   */
+  async setSkill(ctx: RequestContext, conversationId: string, identifier: string | null | undefined) {
+    const conversation = await this.own(ctx, conversationId);
+    if (conversation.status === 'PROCESSING') throw busy();
+    const skill = identifier ? this.checkSkill(await this.setup(ctx), identifier) : null;
+    const written = await this.repository.setSkill(conversation.id, {
+      identifier: skill?.identifier ?? null,
+      skillId: skill?.skillId ?? null,
+      isProcess: skill?.isProcess ?? false,
+      startPending: skill?.isProcess ?? false,
+    });
+    if (!written) throw busy();
+    const updated = await this.require(conversation.id);
+    await this.events.changed(updated, []);
+    return updated;
+  }
+
+  /**
+   * Sends a message: a new turn, queued as a run of the chat configuration. A waiting process
+   * proposal is withdrawn (guarded cancel); a waiting non-process run answers
+   * APPROVAL_STILL_PENDING; a running turn CONVERSATION_BUSY.
+   */
+  async sendMessage(ctx: RequestContext, command: SendMessageCommand): Promise<ConversationEntity> {
+    const user = ctx.viewer;
+    const text = cleanMessage(command.text);
+    let conversation = await this.own(ctx, command.conversationId);
+    const view = command.viewContext
+      ? await this.checkView(user, this.nextView(conversation, command.viewContext))
+      : viewOf(conversation);
+    const setup = await this.setup(ctx);
+    const configuration = setup.task.configuration;
+    if (configuration.deletedAt || !configuration.isActive) {
+      throw new Refusal('CONFIGURATION_INACTIVE', "The chat's configuration is not active");
+    }
+    conversation = await this.sync.repair(conversation);
+    let withdraw: RunEntity | null = null;
+    if (conversation.status === 'PROCESSING') throw busy();
+    if (conversation.status === 'AWAITING_APPROVAL' || conversation.status === 'AWAITING_INPUT') {
+      const waiting = conversation.activeRunId ? await this.runs.findRunById(conversation.activeRunId) : null;
+      if (!waiting || waiting.processPin === null) {
+        throw new Refusal(
+          'APPROVAL_STILL_PENDING',
+          'Decide the waiting proposal before sending a new message',
+          {
+            runId: conversation.activeRunId,
+          },
+        );
+      }
+      withdraw = waiting;
+    }
+    const plan = planTurnSkills(
+      conversation,
+      setup.catalogue,
+      configuration.skills,
+      await this.pickedSkill(conversation.skillIdentifier),
+    );
+    const note = await this.contextNoteFor(user, view);
+    const from = conversation.status as ConversationStatus;
+    const current = conversation;
+    const result = await this.transactions.run(async ({ manager }) => {
+      const notices: NewMessage[] = [];
+      if (withdraw) {
+        if (!(await this.runs.withdrawWaiting(withdraw.id, manager))) throw busy();
+        notices.push(this.notice(current.id, 'PROPOSAL_WITHDRAWN', {}, withdraw.id));
+      }
+      const history = await this.repository.historyOf(current.id, HISTORY_MESSAGES, manager);
+      const turn = await this.runs.enqueueTurn(
+        {
+          owner: user,
+          configuration,
+          prompt: text,
+          messages: history.map((m) => ({ role: m.role === 'USER' ? 'user' : 'assistant', content: m.text })),
+          skills: plan.forcedSkills,
+          contextNote: note,
+          subjectPageId: view.pageId,
+          subjectLanguageId: view.pageId === null ? null : (view.languageId ?? 0),
+          invocation: plan.invoke ? invocationOf(plan.invoke, view) : null,
+          predecessorRunId: plan.predecessorRunId,
+          catalogueSkillIds: new Set(setup.catalogue.map((e) => e.skillId)),
+        },
+        manager,
+      );
+      const claimed = await this.repository.transition(
+        current.id,
+        [from],
+        {
+          status: 'PROCESSING',
+          lastRunId: turn.runId,
+          activeRunId: turn.runId,
+          deciding: false,
+          viewPageId: view.pageId,
+          viewLanguageId: view.languageId,
+          viewModule: view.module,
+          ...(plan.clearsStartPending ? { skillStartPending: false } : {}),
+        },
+        manager,
+        current.activeRunId,
+      );
+      if (!claimed) throw busy();
+      const messages: NewMessage[] = [
+        ...notices,
+        { conversationId: current.id, role: 'USER', text, runId: turn.runId },
+      ];
+      if (turn.droppedProcess) {
+        // why: said once, before the answer, language-neutral; never part of the model's history.
+        messages.push(
+          this.notice(current.id, 'PROCESS_DROPPED', { reason: turn.droppedProcess.reason }, turn.runId),
+        );
+      }
+      return { conversation: claimed, messages: await this.repository.insertMessages(messages, manager) };
+    });
+    if (withdraw) await this.runs.announceCancelled(withdraw.id);
+    await this.events.changed(result.conversation, result.messages);
+    await this.runs.wakeWorkers();
+    return result.conversation;
+  }
+
+  /** Approves or denies the run the conversation waits on (the durable path). */
+  async decideApproval(
+    ctx: RequestContext,
+    command: ConversationDecisionCommand,
+  ): Promise<ConversationEntity> {
+    return this.decide(ctx, command, 'AWAITING_APPROVAL', command.approve ? 'APPROVE' : 'DENY');
+  }
+
+  /** Answers the question the conversation waits on (the durable path). */
+  async submitInput(ctx: RequestContext, command: ConversationDecisionCommand): Promise<ConversationEntity> {
+    return this.decide(ctx, command, 'AWAITING_INPUT', 'INPUT');
+  }
+
+  /** The viewer's conversations (repaired where stuck), most recent first. */
+  async list(ctx: RequestContext): Promise<ConversationEntity[]> {
+    const rows = await this.repository.listForOwner(ctx.viewer.id, LIST_LIMIT);
+    return Promise.all(rows.map((c) => this.sync.repair(c)));
+  }
+
+  /** The conversation where the viewer owns it (admins: any); null otherwise. */
+  async find(ctx: RequestContext, id: string): Promise<ConversationEntity | null> {
+    const row = await this.repository.findById(parseUuid(id, 'id'));
+    if (!row || (row.ownerId !== ctx.viewer.id && !ctx.viewer.isAdmin)) return null;
+    return this.sync.repair(row);
+  }
+
+  /** Messages of conversations, oldest first. */
+  async messagesOf(ids: readonly string[]): Promise<Map<string, MessageEntity[]>> {
+    return this.repository.messagesOf(ids);
+  }
+
+  /** The live events of the viewer's own conversation. */
+  async openEvents(ctx: RequestContext, conversationId: string) {
+    const conversation = await this.own(ctx, conversationId);
+    return this.events.open(ctx.viewer, conversation);
+  }
+
+  private async decide(
+    ctx: RequestContext,
+    command: ConversationDecisionCommand,
+    waiting: 'AWAITING_APPROVAL' | 'AWAITING_INPUT',
+    kind: DecideCommand['kind'],
+  ): Promise<ConversationEntity> {
+    const conversation = await this.sync.repair(await this.own(ctx, command.conversationId));
+    if (conversation.status === 'PROCESSING' && conversation.deciding) {
+      throw new Refusal('DECISION_IN_FLIGHT', 'A decision on this proposal is being carried out');
+    }
+    if (conversation.status !== waiting || !conversation.activeRunId) throw notWaiting(waiting);
+    const runId = conversation.activeRunId;
+    const claim = async (manager: EntityManager): Promise<void> => {
+      const moved = await this.repository.transition(
+        conversation.id,
+        [waiting],
+        { status: 'PROCESSING', deciding: true },
+        manager,
+        runId,
+      );
+      if (!moved) throw new Refusal('DECISION_IN_FLIGHT', 'A decision on this proposal is being carried out');
+    };
+    try {
+      await this.decisions.decide(ctx.withSurface('chat'), {
+        kind,
+        runId,
+        turnDigest: command.turnDigest,
+        reason: kind === 'DENY' ? (command.denialReason ?? null) : null,
+        values: command.values,
+        path: 'DURABLE',
+        alongside: claim,
+      });
+    } catch (e) {
+      // why: a run decided elsewhere meanwhile (the inbox) is no longer waiting; the
+      // conversation follows its run (RUN_FINISHED_OUTSIDE) rather than showing a stale card.
+      if (e instanceof Refusal && (e.code === 'RUN_NOT_WAITING' || e.code === 'ALREADY_RESUMING')) {
+        const repaired = await this.sync.repair(conversation);
+        if (repaired.status !== waiting) throw notWaiting(waiting);
+      }
+      throw e;
+    }
+    const updated = await this.require(conversation.id);
+    await this.events.changed(updated, []);
+    return updated;
+  }
+
+  private notice(
+    conversationId: string,
+    notice: string,
+    args: Record<string, unknown>,
+    runId: string | null,
+  ): NewMessage {
+    return { conversationId, role: 'NOTICE', text: '', notice, noticeArgs: args, runId };
+  }
+
+  /** The chat's Task and catalogue for the viewer; CHAT_NOT_ALLOWED where no Task exists. */
+  private async setup(ctx: RequestContext): Promise<ChatSetup> {
+    const setup = await this.configurations.chatSetupFor(ctx);
+    if (!setup) throw new Refusal('CHAT_NOT_ALLOWED', 'No chat Task is configured');
+    return setup;
+  }
+
+  /** Checks 3 and 4: the skill is in the catalogue; no process skill under four-eyes. */
+  private checkSkill(setup: ChatSetup, identifier: string): CatalogueEntry {
+    const entry = setup.catalogue.find((e) => e.identifier === identifier);
+    if (!entry)
+      throw new Refusal('SKILL_UNKNOWN', 'This skill is not in the chat catalogue', {
+        skill: identifier.slice(0, 100),
+      });
+    if (entry.isProcess && setup.task.configuration.requireSecondApprover) {
+      throw new Refusal(
+        'SKILL_SECOND_APPROVER',
+        "A guided process cannot run here: the chat's configuration requires a second approver",
+      );
+    }
+    return entry;
+  }
+
+  /** Checks 1 and 2 on a view context; the language is kept only with a page. */
+  private async checkView(
+    user: AuthUser,
+    view: { pageId: string | number | null; languageId: number | null; module: string | null },
+  ): Promise<ViewContext> {
+    const module = view.module === null ? null : cleanModule(view.module);
+    if (view.pageId === null || view.pageId === '') return { pageId: null, languageId: null, module };
+    const pageId = typeof view.pageId === 'number' ? view.pageId : parseSerialId(view.pageId, 'pageId');
+    const page = await this.pages.getPageForUser(user, pageId);
+    if (!page) throw pageNotAccessible(pageId);
+    if (view.languageId === null) return { pageId, languageId: null, module };
+    const languages = await this.pages.siteLanguageIds(page);
+    if (!Number.isInteger(view.languageId) || !mayEditLanguage(user, page, view.languageId, languages)) {
+      throw languageNotAccessible(pageId, view.languageId);
+    }
+    return { pageId, languageId: view.languageId, module };
+  }
+
+  /** A turn's view context: the same page without a language keeps the conversation's. */
+  private nextView(conversation: ConversationEntity, input: ViewContextCommand) {
+    const pageId = input.pageId ?? null;
+    const samePage = pageId !== null && pageId !== '' && String(conversation.viewPageId) === String(pageId);
+    return {
+      pageId,
+      languageId: input.languageId ?? (samePage ? conversation.viewLanguageId : null),
+      module: input.module ?? conversation.viewModule,
+    };
+  }
+
+  private async pickedSkill(identifier: string | null) {
+    if (!identifier) return null;
+    const [skill] = await this.skills.findByIdentifiers([identifier]);
+    return skill ?? null;
+  }
+
+  /** The system prompt's lines about the page (id, title) and the language the user may edit. */
+  private async contextNoteFor(user: AuthUser, view: ViewContext): Promise<string> {
+    if (view.pageId === null) return '';
+    const page = await this.pages.getPageForUser(user, view.pageId);
+    if (!page) return '';
+    const languageId = view.languageId ?? 0;
+    const text = await this.pages.readText(page.id, languageId);
+    let language: { id: number; code: string | null; title: string | null } | null = null;
+    if (
+      view.languageId !== null &&
+      mayEditLanguage(user, page, view.languageId, await this.pages.siteLanguageIds(page))
+    ) {
+      const named = (await this.pages.siteLanguagesOf(page)).find((l) => l.languageId === view.languageId);
+      language = { id: view.languageId, code: named?.isoCode ?? null, title: named?.title ?? null };
+    }
+    return contextNote({ page: { id: page.id, title: text?.title ?? null, slug: page.slug }, language });
+  }
+
+  private async defaultTitle(view: ViewContext): Promise<string> {
+    if (view.pageId === null) return 'New conversation';
+    const text = await this.pages.readText(view.pageId, view.languageId ?? 0);
+    return (text?.title ? `About ${text.title}` : `About page ${view.pageId}`).slice(0, MAX_TITLE_LENGTH);
+  }
+
+  /** The viewer's own conversation; NOT_FOUND for anyone else's (no leak). */
+  private async own(ctx: RequestContext, id: string): Promise<ConversationEntity> {
+    const row = await this.repository.findById(parseUuid(id, 'conversationId'));
+    // why: an admin may read any conversation, so knows it exists; acting in it stays the owner's.
+    if (!row || (row.ownerId !== ctx.viewer.id && !ctx.viewer.isAdmin))
+      throw notFound('Conversation not found');
+    if (row.ownerId !== ctx.viewer.id) throw forbidden('Only its owner acts in a conversation');
+    return row;
+  }
+
+  private async require(id: string): Promise<ConversationEntity> {
+    const row = await this.repository.findById(id);
+    if (!row) throw new Error(`conversation ${id} vanished`);
+    return row;
+  }
+}
+
+const notWaiting = (waiting: 'AWAITING_APPROVAL' | 'AWAITING_INPUT'): Refusal =>
+  waiting === 'AWAITING_APPROVAL'
+    ? new Refusal('NOT_AWAITING_APPROVAL', 'The conversation is not waiting for an approval')
+    : new Refusal('NOT_AWAITING_INPUT', 'The conversation is not waiting for input');
+
+const busy = (): Refusal => new Refusal('CONVERSATION_BUSY', 'A turn of this conversation is running');
+
+function viewOf(c: ConversationEntity): ViewContext {
+  return { pageId: c.viewPageId, languageId: c.viewLanguageId, module: c.viewModule };
+}
+
+function invocationOf(entry: { skillId: number; identifier: string }, view: ViewContext): SkillInvocation {
+  return {
+    skillId: entry.skillId,
+    identifier: entry.identifier,
+    subject: { table: 'pages', id: view.pageId, languageId: view.languageId ?? 0 },
+  };
+}
+
+/** Text a user sends: not blank, no NUL, at most MAX_MESSAGE_LENGTH characters. */
+function cleanMessage(text: string): string {
+  if (typeof text !== 'string' || text.trim() === '')
+    throw badInput('The message is empty', { field: 'text' });
+  if (text.includes('\u0000')) throw badInput('The message contains a NUL character', { field: 'text' });
+  if (text.length > MAX_MESSAGE_LENGTH) {
+    throw badInput(`The message is longer than ${MAX_MESSAGE_LENGTH} characters`, { field: 'text' });
+  }
+  return text;
+}
+
+function cleanTitle(title: string | null | undefined): string | null {
+  if (title === null || title === undefined || title.trim() === '') return null;
+  if (title.includes('\u0000')) throw badInput('The title contains a NUL character', { field: 'title' });
+  if (title.length > MAX_TITLE_LENGTH) {
+    throw badInput(`The title is longer than ${MAX_TITLE_LENGTH} characters`, { field: 'title' });
+  }
+  return title.trim();
+}
+
+function cleanModule(module: string): string | null {
+  if (module.trim() === '') return null;
+  if (module.includes('\u0000') || module.length > 100) {
+    throw badInput('The module must be at most 100 characters without NUL', { field: 'module' });
+  }
+  return module;
+}
+
+export type { PageView, ConfigurationView };

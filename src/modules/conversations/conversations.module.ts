@@ -1,0 +1,29 @@
+import { Module } from '@nestjs/common';
+import { ApprovalsModule } from '../approvals';
+import { AuthModule } from '../auth';
+import { ConfigurationsModule } from '../configurations';
+import { ContentModule } from '../content';
+import { RunsModule } from '../runs';
+import { SkillsModule } from '../skills';
+import { ConversationEvents } from './application/conversation-events';
+import { ConversationSync } from './application/conversation-sync';
+import { ConversationsService } from './application/conversations.service';
+import { ConversationsResolver } from './graphql/conversations.resolver';
+import { ConversationsRepository } from './persistence/conversations.repository';
+
+/**
+ * The chat (design/40-conversations-skills.md). Also part of a worker process: a turn or a
+ * decision carried out there tells its conversation through ConversationSync.
+ */
+@Module({
+  imports: [AuthModule, ConfigurationsModule, ContentModule, SkillsModule, RunsModule, ApprovalsModule],
+  providers: [
+    ConversationsRepository,
+    ConversationEvents,
+    ConversationSync,
+    ConversationsService,
+    ConversationsResolver,
+  ],
+  exports: [ConversationsService, ConversationSync],
+})
+export class ConversationsModule {}

@@ -1,0 +1,106 @@
+/**
+ * How a conversation's skill reaches the next turn (design/40-conversations-skills.md "How a
+ * skill reaches a run"). Pure: the caller reads the catalogue fresh for every turn.
+ */
+
+/** The skill part of a conversation, as a turn needs it. */
+export interface ConversationSkillState {
+  readonly skillIdentifier: string | null;
+  readonly skillStartPending: boolean;
+  readonly lastRunId: string | null;
+}
+
+/** A catalogue entry (the skills module's shape, restated to keep core framework-free). */
+export interface CatalogueSkill {
+  readonly identifier: string;
+  readonly name: string;
+  readonly isProcess: boolean;
+  readonly skillId: number;
+}
+
+/** A skill with its body, as attached to a configuration or looked up. */
+export interface SkillWithBody {
+  readonly id: number;
+  readonly identifier: string;
+  readonly name: string;
+  readonly body: string;
+  readonly isProcess: boolean;
+  readonly enabled: boolean;
+}
+
+export interface ForcedSkillPlan {
+  readonly identifier: string;
+  readonly name: string;
+  readonly body: string;
+}
+
+export interface TurnSkillPlan {
+  /** The process skill this turn invokes (a new start: no predecessor). */
+  readonly invoke: CatalogueSkill | null;
+  /** The run this turn continues from (null for the first turn and for an invocation). */
+  readonly predecessorRunId: string | null;
+  /** Non-process skills as fenced reference data, each once. */
+  readonly forcedSkills: readonly ForcedSkillPlan[];
+  /** True when this turn's run clears `startPending` once recorded. */
+  readonly clearsStartPending: boolean;
+}
+
+/**
+ * The skill plan of one turn:
+ * - a process skill in the catalogue goes as an invocation on the first run and on the turn
+ *   after a pick (`startPending`), naming no predecessor;
+ * - every other turn names the last run (also when the skill left the catalogue, so the
+ *   runtime can report the drop);
+ * - the configuration's enabled non-process skills go as reference data on every turn, and the
+ *   conversation's non-process skill with them unless the configuration already has it.
+ */
+export function planTurnSkills(
+  state: ConversationSkillState,
+  catalogue: readonly CatalogueSkill[],
+  configurationSkills: readonly SkillWithBody[],
+  pickedSkill: SkillWithBody | null,
+): TurnSkillPlan {
+  const entry = state.skillIdentifier
+    ? (catalogue.find((e) => e.identifier === state.skillIdentifier) ?? null)
+    : null;
+  const invokes = entry !== null && entry.isProcess && (state.lastRunId === null || state.skillStartPending);
+  const forced: ForcedSkillPlan[] = [];
+  const seen = new Set<string>();
+  for (const s of configurationSkills) {
+    if (!s.enabled || s.isProcess || seen.has(s.identifier)) continue;
+    seen.add(s.identifier);
+    forced.push({ identifier: s.identifier, name: s.name || s.identifier, body: s.body });
+  }
+  if (entry && !entry.isProcess && pickedSkill && pickedSkill.enabled && !seen.has(entry.identifier)) {
+    forced.push({ identifier: entry.identifier, name: entry.name, body: pickedSkill.body });
+  }
+  return {
+    invoke: invokes ? entry : null,
+    predecessorRunId: invokes ? null : state.lastRunId,
+    forcedSkills: forced,
+    clearsStartPending: invokes,
+  };
+}
+
+/** The page and language a turn is about, for the system prompt. */
+export interface TurnContextFacts {
+  readonly page: { readonly id: number; readonly title: string | null; readonly slug: string } | null;
+  /** Named only where the user may edit the language. */
+  readonly language: {
+    readonly id: number;
+    readonly code: string | null;
+    readonly title: string | null;
+  } | null;
+}
+
+/** The lines added to the system prompt: the page (id, title) and the editable language. */
+export function contextNote(facts: TurnContextFacts): string {
+  if (!facts.page) return '';
+  const title = facts.page.title ? ` "${facts.page.title}"` : '';
+  const lines = [`The user is working on page ${facts.page.id}${title} (${facts.page.slug}).`];
+  if (facts.language) {
+    const name = [facts.language.title, facts.language.code].filter(Boolean).join(', ');
+    lines.push(`The page language is ${facts.language.id}${name ? ` (${name})` : ''}.`);
+  }
+  return lines.join('\n');
+}

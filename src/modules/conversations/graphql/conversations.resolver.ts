@@ -1,0 +1,180 @@
+import { Args, ID, Mutation, Parent, Query, ResolveField, Resolver, Subscription } from '@nestjs/graphql';
+import { Access, Allow } from '../../../platform/auth/allow.decorator';
+import { Ctx } from '../../../platform/auth/context.decorator';
+import { RequestContext } from '../../../platform/auth/request-context';
+import { toUserModel, UserModel, UsersService } from '../../auth';
+import { PendingTurnModel, RunsService, toPendingModel } from '../../runs';
+import { ConversationsService } from '../application/conversations.service';
+import { conversationRowOf, toConversationModel, toMessageModel } from './conversation.mapper';
+import {
+  ConversationEventModel,
+  ConversationModel,
+  CreateConversationInput,
+  DecideConversationInput,
+  MessageModel,
+  SendMessageInput,
+  SetConversationSkillInput,
+  SkillCatalogueEntryModel,
+  SubmitConversationInputInput,
+} from './conversation.model';
+
+/** The chat: conversations, their messages and decisions, the skill catalogue. CHAT grant only. */
+@Resolver(() => ConversationModel)
+export class ConversationsResolver {
+  constructor(
+    private readonly service: ConversationsService,
+    private readonly runs: RunsService,
+    private readonly users: UsersService,
+  ) {}
+
+  @Query(() => [SkillCatalogueEntryModel], {
+    description:
+      "The skills the viewer may pick in the chat: enabled skills of the chat's configuration and Task.",
+  })
+  @Allow(Access.Chat)
+  async skillCatalogue(@Ctx() ctx: RequestContext): Promise<SkillCatalogueEntryModel[]> {
+    return (await this.service.skillCatalogue(ctx)).map((e) => ({ ...e, skillId: String(e.skillId) }));
+  }
+
+  @Query(() => [ConversationModel], {
+    description: "The viewer's conversations, most recently active first.",
+  })
+  @Allow(Access.Chat)
+  async conversations(@Ctx() ctx: RequestContext): Promise<ConversationModel[]> {
+    return (await this.service.list(ctx)).map(toConversationModel);
+  }
+
+  @Query(() => ConversationModel, { nullable: true })
+  @Allow(Access.Chat)
+  async conversation(
+    @Ctx() ctx: RequestContext,
+    @Args('id', { type: () => ID }) id: string,
+  ): Promise<ConversationModel | null> {
+    const row = await this.service.find(ctx, id);
+    return row ? toConversationModel(row) : null;
+  }
+
+  @Mutation(() => ConversationModel, {
+    description:
+      'Start a conversation, optionally about a page in a language, with a skill. A refused start creates nothing.',
+  })
+  @Allow(Access.Chat)
+  async createConversation(
+    @Ctx() ctx: RequestContext,
+    @Args('input') input: CreateConversationInput,
+  ): Promise<ConversationModel> {
+    return toConversationModel(await this.service.create(ctx, input));
+  }
+
+  @Mutation(() => ConversationModel, {
+    description: 'Pick (or with null / "" remove) the skill. Sends no message.',
+  })
+  @Allow(Access.Chat)
+  async setConversationSkill(
+    @Ctx() ctx: RequestContext,
+    @Args('input') input: SetConversationSkillInput,
+  ): Promise<ConversationModel> {
+    return toConversationModel(await this.service.setSkill(ctx, input.conversationId, input.skill));
+  }
+
+  @Mutation(() => ConversationModel, {
+    description: 'Send a message: a new turn, queued for a worker; the conversation is PROCESSING.',
+  })
+  @Allow(Access.Chat)
+  async sendMessage(
+    @Ctx() ctx: RequestContext,
+    @Args('input') input: SendMessageInput,
+  ): Promise<ConversationModel> {
+    return toConversationModel(await this.service.sendMessage(ctx, input));
+  }
+
+  @Mutation(() => ConversationModel, {
+    description:
+      'Approve or deny the proposal the conversation waits on (recorded, carried out by a worker).',
+  })
+  @Allow(Access.Chat)
+  async decideConversationApproval(
+    @Ctx() ctx: RequestContext,
+    @Args('input') input: DecideConversationInput,
+  ): Promise<ConversationModel> {
+    return toConversationModel(await this.service.decideApproval(ctx, input));
+  }
+
+  @Mutation(() => ConversationModel, { description: 'Answer the question the conversation waits on.' })
+  @Allow(Access.Chat)
+  async submitConversationInput(
+    @Ctx() ctx: RequestContext,
+    @Args('input') input: SubmitConversationInputInput,
+  ): Promise<ConversationModel> {
+    return toConversationModel(await this.service.submitInput(ctx, input));
+  }
+
+  @ResolveField(() => UserModel)
+  async owner(@Ctx() ctx: RequestContext, @Parent() conversation: ConversationModel): Promise<UserModel> {
+    const owner = await this.users.findById(ctx, conversationRowOf(conversation).ownerId);
+    if (!owner) throw new Error('conversation owner vanished');
+    return toUserModel(owner);
+  }
+
+  @ResolveField(() => [MessageModel])
+  async messages(
+    @Ctx() ctx: RequestContext,
+    @Parent() conversation: ConversationModel,
+  ): Promise<MessageModel[]> {
+    const rows = (await this.service.messagesOf([conversation.id])).get(conversation.id) ?? [];
+    return rows.map((m) => toMessageModel(m, ctx.viewer.locale));
+  }
+
+  @ResolveField(() => PendingTurnModel, { nullable: true, description: 'The decision card, while it waits.' })
+  async pending(
+    @Ctx() ctx: RequestContext,
+    @Parent() conversation: ConversationModel,
+  ): Promise<PendingTurnModel | null> {
+    if (!conversation.approvalRunId) return null;
+    const run = await this.runs.findRunById(conversation.approvalRunId);
+    if (!run) return null;
+    const pending = this.runs.pending(ctx, run);
+    return pending ? toPendingModel(pending) : null;
+  }
+
+  @Subscription(() => ConversationEventModel, {
+    description: 'MESSAGE, STATUS and PROGRESS of one of the viewer’s conversations.',
+    resolve: (e: ConversationEventModel): ConversationEventModel => e,
+  })
+  @Allow(Access.Chat)
+  async conversationEvents(
+    @Ctx() ctx: RequestContext,
+    @Args('conversationId', { type: () => ID }) conversationId: string,
+  ): Promise<AsyncIterableIterator<ConversationEventModel>> {
+    const stream = await this.service.openEvents(ctx, conversationId);
+    const locale = ctx.viewer.locale;
+    return mapStream(stream, (e) => ({
+      kind: e.kind as ConversationEventModel['kind'],
+      conversationId: e.conversationId,
+      status: e.status as ConversationEventModel['status'],
+      message: e.message ? toMessageModel(e.message, locale) : null,
+      stepCount: e.stepCount ?? null,
+    }));
+  }
+}
+
+/** Maps each value of an async iterator, passing `return` through (so unsubscribing works). */
+function mapStream<A, B>(source: AsyncIterableIterator<A>, f: (a: A) => B): AsyncIterableIterator<B> {
+  return {
+    async next() {
+      const r = await source.next();
+      return r.done ? { value: undefined, done: true } : { value: f(r.value), done: false };
+    },
+    async return() {
+      await source.return?.();
+      return { value: undefined, done: true };
+    },
+    async throw(e: unknown) {
+      await source.return?.();
+      throw e;
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}

@@ -1,0 +1,159 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager, In, IsNull } from 'typeorm';
+import type { ConversationStatus, MessageRole } from '../core/conversation-status';
+import { ConversationEntity } from './conversation.entity';
+import { MessageEntity } from './message.entity';
+
+export interface NewMessage {
+  readonly conversationId: string;
+  readonly role: MessageRole;
+  readonly text: string;
+  readonly notice?: string | null;
+  readonly noticeArgs?: Record<string, unknown> | null;
+  readonly runId?: string | null;
+}
+
+/** Columns a status transition may set with it. */
+export type ConversationPatch = Partial<
+  Pick<
+    ConversationEntity,
+    | 'status'
+    | 'lastRunId'
+    | 'activeRunId'
+    | 'deciding'
+    | 'skillStartPending'
+    | 'viewPageId'
+    | 'viewLanguageId'
+    | 'viewModule'
+  >
+>;
+
+/**
+ * Conversations and their messages. Every status change is a conditional UPDATE on the
+ * status it expects (and the run it expects, where one is named) that counts only when
+ * exactly one row changed; the skill columns have their own UPDATE.
+ */
+@Injectable()
+export class ConversationsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  private m(manager?: EntityManager): EntityManager {
+    return manager ?? this.dataSource.manager;
+  }
+
+  async insert(row: Omit<ConversationEntity, 'createdAt' | 'updatedAt' | 'owner'>, manager?: EntityManager) {
+    await this.m(manager).insert(ConversationEntity, row);
+  }
+
+  async findById(id: string, manager?: EntityManager): Promise<ConversationEntity | null> {
+    return this.m(manager).findOne(ConversationEntity, { where: { id } });
+  }
+
+  /** The owner's conversations that are not archived, most recently active first. */
+  async listForOwner(ownerId: number, limit: number): Promise<ConversationEntity[]> {
+    return this.dataSource.manager.find(ConversationEntity, {
+      where: { ownerId, archivedAt: IsNull() },
+      order: { updatedAt: 'DESC', id: 'ASC' },
+      take: limit,
+    });
+  }
+
+  async countActive(ownerId: number, manager?: EntityManager): Promise<number> {
+    return this.m(manager).count(ConversationEntity, { where: { ownerId, archivedAt: IsNull() } });
+  }
+
+  /** The conversation processing or waiting on this run, if any. */
+  async findByActiveRun(runId: string, manager?: EntityManager): Promise<ConversationEntity | null> {
+    return this.m(manager).findOne(ConversationEntity, { where: { activeRunId: runId } });
+  }
+
+  /**
+   * Moves the conversation from one of `from` (and, where given, while it is on `runId`) and
+   * applies `patch`; the row after the change, or null when it was not in that state.
+   */
+  async transition(
+    id: string,
+    from: readonly ConversationStatus[],
+    patch: ConversationPatch,
+    manager: EntityManager,
+    runId?: string | null,
+  ): Promise<ConversationEntity | null> {
+    const qb = manager
+      .createQueryBuilder()
+      .update(ConversationEntity)
+      .set({ ...patch, updatedAt: () => 'now()' })
+      .where('id = :id', { id })
+      .andWhere('status IN (:...from)', { from });
+    if (runId !== undefined) {
+      if (runId === null) qb.andWhere('active_run_id IS NULL');
+      else qb.andWhere('active_run_id = :runId', { runId });
+    }
+    const result = await qb.execute();
+    return result.affected === 1 ? this.findById(id, manager) : null;
+  }
+
+  /**
+   * Writes the skill columns alone, unless a turn runs (PROCESSING): a turn settling later
+   * never writes them, so it cannot put an old skill back. False when busy.
+   */
+  async setSkill(
+    id: string,
+    skill: { identifier: string | null; skillId: number | null; isProcess: boolean; startPending: boolean },
+  ): Promise<boolean> {
+    const result = await this.dataSource.manager
+      .createQueryBuilder()
+      .update(ConversationEntity)
+      .set({
+        skillIdentifier: skill.identifier,
+        skillId: skill.skillId,
+        skillIsProcess: skill.isProcess,
+        skillStartPending: skill.startPending,
+        updatedAt: () => 'now()',
+      })
+      .where('id = :id', { id })
+      .andWhere("status <> 'PROCESSING'")
+      .execute();
+    return result.affected === 1;
+  }
+
+  async insertMessages(messages: readonly NewMessage[], manager: EntityManager): Promise<MessageEntity[]> {
+    if (messages.length === 0) return [];
+    const rows = messages.map((m) => ({
+      conversationId: m.conversationId,
+      role: m.role,
+      text: m.text,
+      notice: m.notice ?? null,
+      noticeArgs: m.noticeArgs ?? null,
+      runId: m.runId ?? null,
+    }));
+    const result = await manager.insert(MessageEntity, rows as Array<Partial<MessageEntity>> as never);
+    const ids = result.identifiers.map((i) => String(i.id));
+    const stored = await manager.find(MessageEntity, { where: { id: In(ids) } });
+    return stored.sort((a, b) => Number(a.id) - Number(b.id));
+  }
+
+  /** Messages of conversations, oldest first per conversation. */
+  async messagesOf(conversationIds: readonly string[]): Promise<Map<string, MessageEntity[]>> {
+    const byConversation = new Map<string, MessageEntity[]>(conversationIds.map((id) => [id, []]));
+    if (conversationIds.length === 0) return byConversation;
+    const rows = await this.dataSource.manager
+      .createQueryBuilder(MessageEntity, 'm')
+      .where('m.conversation_id IN (:...ids)', { ids: conversationIds })
+      .orderBy('m.id', 'ASC')
+      .getMany();
+    for (const row of rows) byConversation.get(row.conversationId)?.push(row);
+    return byConversation;
+  }
+
+  /** The last `limit` user and assistant messages (what the model is sent; never notices). */
+  async historyOf(conversationId: string, limit: number, manager: EntityManager): Promise<MessageEntity[]> {
+    const rows = await manager
+      .createQueryBuilder(MessageEntity, 'm')
+      .where('m.conversation_id = :id', { id: conversationId })
+      .andWhere("m.role IN ('USER', 'ASSISTANT')")
+      .orderBy('m.id', 'DESC')
+      .limit(limit)
+      .getMany();
+    return rows.reverse();
+  }
+}

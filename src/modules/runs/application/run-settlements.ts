@@ -1,0 +1,44 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { ErrorCode } from '../../../shared/error-codes';
+import type { RunStatus } from '../core/run-status';
+
+/** A run stopped moving: it settled, paused, or a recorded decision was handed back. */
+export interface RunSettled {
+  readonly runId: string;
+  readonly status: RunStatus;
+  /** The final answer as the runtime produced it (not the privacy-filtered stored copy). */
+  readonly answer?: string | null;
+  readonly errorMessage?: string | null;
+  /** Set when a worker handed a recorded decision back (the run waits again). */
+  readonly handBack?: ErrorCode;
+}
+
+/** Told, in the process that wrote it, when a run settled; before anyone else hears of it. */
+export interface RunSettlementListener {
+  onRunSettled(event: RunSettled): Promise<void>;
+}
+
+/**
+ * Lets other modules (the chat) follow runs without the runs module knowing them: a
+ * listener registers at start-up and is awaited after every settle written in this process,
+ * before the SETTLED event goes out. A listener's failure is logged, never the run's.
+ */
+@Injectable()
+export class RunSettlements {
+  private readonly logger = new Logger(RunSettlements.name);
+  private readonly listeners: RunSettlementListener[] = [];
+
+  register(listener: RunSettlementListener): void {
+    this.listeners.push(listener);
+  }
+
+  async notify(event: RunSettled): Promise<void> {
+    for (const listener of this.listeners) {
+      try {
+        await listener.onRunSettled(event);
+      } catch (e) {
+        this.logger.error({ runId: event.runId, err: e }, 'a run settlement listener failed');
+      }
+    }
+  }
+}
