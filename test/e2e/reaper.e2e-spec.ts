@@ -142,7 +142,7 @@ describe('reaper and queued-run pickup end to end', () => {
     expect(await stepsOf(t, run.id)).toHaveLength(8);
   });
 
-  it('fails an abandoned run with a pending effect NOT_RETRYABLE and publishes it', async () => {
+  it('fails an abandoned run whose write committed (effect applied) NOT_RETRYABLE and publishes it', async () => {
     const run = await startRun(t, 'alice', {
       configurationId: slowId,
       prompt: 'Read it',
@@ -150,7 +150,7 @@ describe('reaper and queued-run pickup end to end', () => {
     });
     const trace = collect<TraceEvent>(t.ws('admin'), RUN_EVENTS, { runId: run.id });
     await until(() => trace.events.filter((e) => e.runEvents.step).length >= 2, 10_000, 'two live steps');
-    await abandon(t, run.id, { callId: 'call_1_1', toolName: 'pages_update' });
+    await abandon(t, run.id, { callId: 'call_1_1', toolName: 'pages_update', applied: true });
 
     expect(await waitForRest(t, run.id, 10_000)).toBe('FAILED');
     await trace.done;

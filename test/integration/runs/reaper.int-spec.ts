@@ -100,11 +100,12 @@ describe('the reaper on a real database', () => {
     });
   });
 
-  it('fails a run with a pending effect NOT_RETRYABLE and blanks its state', async () => {
+  it('fails a run whose write committed (pending effect applied) NOT_RETRYABLE and blanks its state', async () => {
     const lease = await runningRun(kit);
     expect(await kit.repository.setPendingEffect(lease, { callId: 'call_1', toolName: 'pages_update' })).toBe(
       true,
     );
+    expect(await ds.transaction((manager) => kit.repository.markEffectApplied(lease, manager))).toBe(true);
     await expireLease(ds, lease.runId);
     expect(byId(await kit.repository.reapExpired(), lease.runId)).toEqual({
       id: lease.runId,
@@ -116,8 +117,47 @@ describe('the reaper on a real database', () => {
       status: 'FAILED',
       requeue_count: 0,
       checkpoint: null,
-      pending_effect: { callId: 'call_1', toolName: 'pages_update' },
+      pending_effect: { callId: 'call_1', toolName: 'pages_update', applied: true },
       lease_token: null,
+    });
+  });
+
+  it('requeues a run whose pending write never committed, clearing the effect and keeping its state', async () => {
+    const lease = await runningRun(kit);
+    const before = await rowOf(ds, lease.runId);
+    expect(await kit.repository.setPendingEffect(lease, { callId: 'call_2', toolName: 'pages_update' })).toBe(
+      true,
+    );
+    // the write's transaction rolled back: its mark with it
+    await ds
+      .transaction(async (manager) => {
+        expect(await kit.repository.markEffectApplied(lease, manager)).toBe(true);
+        throw new Error('the process died inside the write');
+      })
+      .catch(() => undefined);
+    await expireLease(ds, lease.runId);
+    expect(byId(await kit.repository.reapExpired(), lease.runId)).toEqual({
+      id: lease.runId,
+      status: 'QUEUED',
+      terminationReason: null,
+    });
+    expect(await rowOf(ds, lease.runId)).toMatchObject({
+      status: 'QUEUED',
+      requeue_count: 1,
+      pending_effect: null,
+      checkpoint: before.checkpoint,
+      lease_token: null,
+    });
+  });
+
+  it('marks an effect applied only under the lease that holds the run', async () => {
+    const lease = await runningRun(kit);
+    await kit.repository.setPendingEffect(lease, { callId: 'call_3', toolName: 'pages_update' });
+    const stale = { ...lease, token: '00000000-0000-4000-8000-000000000000' };
+    expect(await ds.transaction((manager) => kit.repository.markEffectApplied(stale, manager))).toBe(false);
+    expect((await rowOf(ds, lease.runId)).pending_effect).toEqual({
+      callId: 'call_3',
+      toolName: 'pages_update',
     });
   });
 
@@ -140,6 +180,7 @@ describe('the reaper on a real database', () => {
     await kit.repository.appendStep(failed, step(1), LEASE_SECONDS);
     await kit.repository.appendStep(failed, step(2), LEASE_SECONDS);
     await kit.repository.setPendingEffect(failed, { callId: 'call_9', toolName: 'pages_update' });
+    await ds.transaction((manager) => kit.repository.markEffectApplied(failed, manager));
     await expireLease(ds, requeued.runId);
     await expireLease(ds, failed.runId);
     const reaped = await reaper.reapOnce();

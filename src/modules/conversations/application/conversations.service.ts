@@ -339,8 +339,10 @@ export class ConversationsService {
       // why: a run decided elsewhere meanwhile (the inbox) is no longer waiting; the
       // conversation follows its run (RUN_FINISHED_OUTSIDE) rather than showing a stale card.
       if (e instanceof Refusal && (e.code === 'RUN_NOT_WAITING' || e.code === 'ALREADY_RESUMING')) {
-        const repaired = await this.sync.repair(conversation);
-        if (repaired.status !== waiting) throw notWaiting(waiting);
+        await this.sync.repair(conversation);
+        // why: read again: the run's own settle may have moved the conversation meanwhile.
+        const now = await this.repository.findById(conversation.id);
+        if (!now || now.status !== waiting) throw notWaiting(waiting);
       }
       throw e;
     }

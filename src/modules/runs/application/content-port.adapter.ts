@@ -1,4 +1,5 @@
 import {
+  LeaseLostError,
   ok,
   refused,
   type ContentPort,
@@ -13,7 +14,18 @@ import {
 } from '../../../agent';
 import type { AuthUser } from '../../../platform/auth/auth-user';
 import { isRefusal } from '../../../shared/refusal';
+import type { EntityManager } from 'typeorm';
 import type { PagesService } from '../../content';
+
+/**
+ * How a write joins the run's lease: `run` opens a transaction, `mark` marks the run's pending
+ * effect applied inside it (false when the lease was lost), so the write and the mark commit
+ * together or not at all.
+ */
+export interface WriteFence {
+  run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T>;
+  mark(manager: EntityManager): Promise<boolean>;
+}
 
 /**
  * The content module as the agent's page tools see it, acting as the run's owner (loaded once
@@ -24,6 +36,7 @@ export class OwnerContentPort implements ContentPort {
   constructor(
     private readonly pages: PagesService,
     private readonly owner: AuthUser,
+    private readonly fence?: WriteFence,
   ) {}
 
   async readPage(_owner: RunOwner, at: PageLocator): Promise<PortResult<PageView>> {
@@ -64,7 +77,16 @@ export class OwnerContentPort implements ContentPort {
 
   async applyUpdate(_owner: RunOwner, change: PageChange): Promise<PortResult<WrittenRecord>> {
     return this.guard(async () => {
-      await this.pages.updateText(this.owner, { ...locator(change), ...change.fields });
+      const input = { ...locator(change), ...change.fields };
+      const fence = this.fence;
+      if (!fence) await this.pages.updateText(this.owner, input);
+      else {
+        await fence.run(async (manager) => {
+          // why: a process that lost its lease (paused, cut off) must not write when it wakes.
+          if (!(await fence.mark(manager))) throw new LeaseLostError();
+          await this.pages.updateText(this.owner, input, manager);
+        });
+      }
       return { table: 'page_text', id: `${change.pageId}:${change.languageId}:${change.workspaceId}` };
     });
   }

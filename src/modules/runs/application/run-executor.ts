@@ -196,7 +196,10 @@ export class RunExecutor implements OnApplicationShutdown {
         secret: (name: string) => this.config.secret(name),
       }),
       tools,
-      content: new OwnerContentPort(this.pages, owner),
+      content: new OwnerContentPort(this.pages, owner, {
+        run: (work) => this.transactions.run(({ manager }) => work(manager)),
+        mark: (manager) => this.repository.markEffectApplied(lease, manager),
+      }),
       signal,
       recordStep: async (stored: Step): Promise<StepReceipt> => {
         const sequence = await this.repository.appendStep(lease, stored, leaseSeconds);

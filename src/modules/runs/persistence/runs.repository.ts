@@ -320,6 +320,20 @@ export class RunsRepository {
     );
   }
 
+  /**
+   * Marks the pending effect as applied, inside the transaction that applies it (the page
+   * write): fenced by the lease, so a process that lost its lease writes nothing, and the
+   * reaper can tell an effect that committed from one that never did.
+   */
+  async markEffectApplied(lease: Lease, manager: EntityManager): Promise<boolean> {
+    return this.affectsOne(
+      `UPDATE run SET pending_effect = pending_effect || '{"applied": true}'::jsonb
+        WHERE id = $1 AND lease_token = $2 AND status = 'RUNNING' AND pending_effect IS NOT NULL`,
+      [lease.runId, lease.token],
+      manager,
+    );
+  }
+
   /** RUNNING -> WAITING_*: state written, claim and lease cleared. */
   async suspend(lease: Lease, write: SuspendWrite, manager?: EntityManager): Promise<boolean> {
     return this.affectsOne(
@@ -383,8 +397,10 @@ export class RunsRepository {
   }
 
   /**
-   * The reaper: runs whose lease expired are requeued (no pending effect, fewer than
-   * MAX_REQUEUES requeues) or failed (RETRIES_EXHAUSTED; NOT_RETRYABLE with a pending effect).
+   * The reaper: runs whose lease expired are requeued (fewer than MAX_REQUEUES requeues) or
+   * failed (RETRIES_EXHAUSTED; NOT_RETRYABLE where a write committed but its result was not
+   * recorded: `pending_effect.applied`). A pending effect that never committed is cleared and
+   * the run requeued: it continues from before that write, which it then carries out once.
    */
   async reapExpired(limit = 100): Promise<ReapedRun[]> {
     // why: MATERIALIZED runs the locking sub-select once; inlined, PostgreSQL may re-run it
@@ -394,17 +410,20 @@ export class RunsRepository {
          SELECT id FROM run WHERE status = 'RUNNING' AND lease_expires_at < now()
           ORDER BY lease_expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
        UPDATE run r SET
-           status = CASE WHEN r.pending_effect IS NOT NULL OR r.requeue_count >= $1 THEN 'FAILED' ELSE 'QUEUED' END,
-           termination_reason = CASE WHEN r.pending_effect IS NOT NULL THEN 'NOT_RETRYABLE'
+           status = CASE WHEN (r.pending_effect ? 'applied') OR r.requeue_count >= $1 THEN 'FAILED' ELSE 'QUEUED' END,
+           termination_reason = CASE WHEN (r.pending_effect ? 'applied') THEN 'NOT_RETRYABLE'
                                      WHEN r.requeue_count >= $1 THEN 'RETRIES_EXHAUSTED' ELSE NULL END,
-           requeue_count = CASE WHEN r.pending_effect IS NULL AND r.requeue_count < $1 THEN r.requeue_count + 1
+           requeue_count = CASE WHEN NOT COALESCE(r.pending_effect ? 'applied', false) AND r.requeue_count < $1
+                                THEN r.requeue_count + 1
                                 ELSE r.requeue_count END,
-           finished_at = CASE WHEN r.pending_effect IS NOT NULL OR r.requeue_count >= $1 THEN now() ELSE NULL END,
-           checkpoint = CASE WHEN r.pending_effect IS NOT NULL OR r.requeue_count >= $1 THEN NULL ELSE r.checkpoint END,
-           error_message = CASE WHEN r.pending_effect IS NOT NULL
+           finished_at = CASE WHEN (r.pending_effect ? 'applied') OR r.requeue_count >= $1 THEN now() ELSE NULL END,
+           checkpoint = CASE WHEN (r.pending_effect ? 'applied') OR r.requeue_count >= $1 THEN NULL ELSE r.checkpoint END,
+           error_message = CASE WHEN (r.pending_effect ? 'applied')
                                   THEN 'The run stopped inside a write; it is not repeated'
                                 WHEN r.requeue_count >= $1 THEN 'The run was retried too often'
                                 ELSE r.error_message END,
+           -- an effect that never committed (not applied) is cleared: the run continues before it
+           pending_effect = CASE WHEN (r.pending_effect ? 'applied') THEN r.pending_effect ELSE NULL END,
            claimed_by = NULL, lease_token = NULL, lease_expires_at = NULL
          FROM due
          WHERE r.id = due.id AND r.status = 'RUNNING' AND r.lease_expires_at < now()
