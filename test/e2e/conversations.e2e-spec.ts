@@ -572,6 +572,90 @@ describe('conversations and skills', () => {
       expect((await runRow(waiting.lastRunId!)).status).toBe('WAITING_FOR_APPROVAL');
     });
 
+    it('refuses picks, turns and decisions that do not apply, and changes nothing', async () => {
+      const erin = await create('erin', { pageId: ids.pages.Blog, languageId: 0, skill: 'tone-of-voice' });
+      const alice = await create('alice', { pageId: ids.pages.Home });
+      const snapshot = async () => ({
+        counts: await counts(),
+        rows: await t.dataSource.query(
+          `SELECT id, status, skill_identifier, skill_start_pending, last_run_id, active_run_id, updated_at
+             FROM conversation WHERE id = ANY($1::uuid[]) ORDER BY id`,
+          [[erin.id, alice.id]],
+        ),
+        decisions: (await t.dataSource.query('SELECT count(*)::int AS n FROM decision'))[0].n,
+      });
+      const cases: Array<[string, string, Record<string, unknown>, string]> = [
+        ['erin', SET_SKILL, { conversationId: erin.id, skill: 'seo-process' }, 'SKILL_SECOND_APPROVER'],
+        ['erin', SET_SKILL, { conversationId: erin.id, skill: 'legacy-skill' }, 'SKILL_UNKNOWN'],
+        ['alice', SET_SKILL, { conversationId: alice.id, skill: 'no-such-skill' }, 'SKILL_UNKNOWN'],
+        [
+          'alice',
+          DECIDE,
+          { conversationId: alice.id, turnDigest: 'x'.repeat(64), approve: true },
+          'NOT_AWAITING_APPROVAL',
+        ],
+        [
+          'alice',
+          SUBMIT,
+          { conversationId: alice.id, turnDigest: 'x'.repeat(64), values: {} },
+          'NOT_AWAITING_INPUT',
+        ],
+        ['alice', SEND, { conversationId: alice.id, text: '   ' }, 'BAD_USER_INPUT'],
+        [
+          'alice',
+          SEND,
+          { conversationId: alice.id, text: 'hi', viewContext: { pageId: '999999' } },
+          'PAGE_NOT_ACCESSIBLE',
+        ],
+        [
+          'alice',
+          SEND,
+          { conversationId: alice.id, text: 'hi', viewContext: { pageId: ids.pages.Home, languageId: 2 } },
+          'LANGUAGE_NOT_ACCESSIBLE',
+        ],
+      ];
+      for (const [as, query, input, code] of cases) {
+        const before = await snapshot();
+        expect([input, codeOf(await t.gql(query, { input }, as))]).toEqual([input, code]);
+        expect(await snapshot()).toEqual(before);
+      }
+      // the chat configuration switched off: a turn is refused before anything is queued
+      await t.dataSource.query(`UPDATE configuration SET is_active = false WHERE identifier = 'demo-editor'`);
+      try {
+        const before = await snapshot();
+        expect(codeOf(await send('alice', alice.id, 'hello'))).toBe('CONFIGURATION_INACTIVE');
+        expect(await snapshot()).toEqual(before);
+      } finally {
+        await t.dataSource.query(
+          `UPDATE configuration SET is_active = true WHERE identifier = 'demo-editor'`,
+        );
+      }
+    });
+
+    it('refuses a second chat decision while the first is carried out (DECISION_IN_FLIGHT), changing nothing', async () => {
+      await upsertConfiguration(t, {
+        identifier: 'slow-approval',
+        providerOptions: {
+          rounds: [
+            { toolCalls: [{ name: 'pages_update', arguments: { seoTitle: 'Slowly' } }] },
+            { text: 'Done slowly.', delayMs: 1500 },
+          ],
+        },
+      });
+      await withDefaultTask('slow-approval', async () => {
+        const c = await create('alice', { pageId: ids.pages.Home });
+        const waiting = await turn('alice', c.id, 'Change the title');
+        const input = { conversationId: c.id, turnDigest: waiting.pending!.turnDigest, approve: true };
+        expect((await t.gql(DECIDE, { input }, 'alice')).errors).toBeUndefined();
+        const before = await counts();
+        const [{ n: decisions }] = await t.dataSource.query('SELECT count(*)::int AS n FROM decision');
+        expect(codeOf(await t.gql(DECIDE, { input }, 'alice'))).toBe('DECISION_IN_FLIGHT');
+        expect(await counts()).toEqual(before);
+        expect((await t.dataSource.query('SELECT count(*)::int AS n FROM decision'))[0].n).toBe(decisions);
+        expect((await rest('alice', c.id)).status).toBe('IDLE');
+      });
+    }, 30_000);
+
     it('lets exactly one of two concurrent chat decisions through', async () => {
       const c = await create('alice', { pageId: ids.pages.Home });
       const waiting = await turn('alice', c.id, 'Fix the title');

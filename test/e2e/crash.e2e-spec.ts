@@ -9,6 +9,7 @@ import { DataSource } from 'typeorm';
 import WebSocket from 'ws';
 import {
   build,
+  faultEnv,
   exitOf,
   gqlAt,
   heartbeatRows,
@@ -28,7 +29,7 @@ import {
 import { one, READ, runState, sleep, TERMINAL } from '../support/run-state';
 import { collect, until } from '../support/runs';
 import { createTestDatabase, demoTokens, openDataSource, type TestDatabase } from '../support/test-database';
-import { TEST_STATE_KEY, usingPostgres } from '../support/test-env';
+import { usingPostgres } from '../support/test-env';
 
 const START = `mutation($input: StartRunInput!) { startRun(input: $input) { id status } }`;
 const APPROVE = `mutation($input: ApproveRunInput!) { approveRun(input: $input) { path run { status } } }`;
@@ -41,19 +42,8 @@ describe('workers that die or stop in the middle of a continuation (compiled, in
   let ds: DataSource | null = null;
   let page: string;
 
-  // why: the lease is taken by the process that claims, so every process gets the short one.
-  const env = (extra: Record<string, string> = {}): Record<string, string> => ({
-    DATABASE_URL: db!.url!,
-    REDIS_URL: redisUrl()!,
-    STATE_ENCRYPTION_KEY: TEST_STATE_KEY,
-    DATA_DIR: join(temp, 'data'),
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'warn',
-    DECISION_PATH: 'durable',
-    RUN_LEASE_SECONDS: '2',
-    REAPER_INTERVAL_SECONDS: '1',
-    ...extra,
-  });
+  const env = (extra: Record<string, string> = {}): Record<string, string> =>
+    faultEnv(db!.url!, join(temp, 'data'), { REDIS_URL: redisUrl()!, ...extra });
 
   beforeAll(() => {
     if (usingPostgres() && redisUrl()) build();

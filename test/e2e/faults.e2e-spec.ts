@@ -11,6 +11,7 @@ import { DataSource } from 'typeorm';
 import WebSocket from 'ws';
 import {
   build,
+  faultEnv,
   gqlAt,
   installWriteCounter,
   kill9,
@@ -34,7 +35,7 @@ import {
 import { one, READ, runState, sleep, TERMINAL } from '../support/run-state';
 import { collect, until, type Collected } from '../support/runs';
 import { createTestDatabase, demoTokens, itOnPostgres, type TestDatabase } from '../support/test-database';
-import { TEST_STATE_KEY, usingPostgres } from '../support/test-env';
+import { usingPostgres } from '../support/test-env';
 
 const START = `mutation($input: StartRunInput!) { startRun(input: $input) { id status } }`;
 const APPROVE = `mutation($input: ApproveRunInput!) { approveRun(input: $input) { path run { status } } }`;
@@ -78,18 +79,8 @@ describe('faults around a continuation (compiled API and worker processes)', () 
   let privatePg: PrivatePostgres | null = null;
   let privateRedis: PrivateRedis | null = null;
 
-  // why: the lease is taken by the process that claims, so every process gets the short one.
-  const env = (databaseUrl: string, extra: Record<string, string> = {}): Record<string, string> => ({
-    DATABASE_URL: databaseUrl,
-    STATE_ENCRYPTION_KEY: TEST_STATE_KEY,
-    DATA_DIR: join(temp, 'data'),
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'warn',
-    DECISION_PATH: 'durable',
-    RUN_LEASE_SECONDS: '2',
-    REAPER_INTERVAL_SECONDS: '1',
-    ...extra,
-  });
+  const env = (databaseUrl: string, extra: Record<string, string> = {}): Record<string, string> =>
+    faultEnv(databaseUrl, join(temp, 'data'), extra);
 
   beforeAll(() => {
     if (usingPostgres()) build();

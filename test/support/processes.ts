@@ -12,7 +12,7 @@ import { DataSource } from 'typeorm';
 import { RunsRepository, StateVault } from '../../src/modules/runs';
 import { until } from './runs';
 import { demoTokens } from './test-database';
-import { usingPostgres } from './test-env';
+import { TEST_STATE_KEY, usingPostgres } from './test-env';
 
 export const ROOT = resolve(__dirname, '..', '..');
 export const WORKER = join(ROOT, 'dist', 'src', 'worker.js');
@@ -315,4 +315,26 @@ export async function stepKinds(ds: DataSource, runId: string): Promise<string[]
     [runId],
   );
   return rows.map((r) => r.kind);
+}
+
+/**
+ * The environment of a spawned API or worker for the fault tests: the durable path and a short
+ * lease for every process (the lease is taken by the process that claims).
+ */
+export function faultEnv(
+  databaseUrl: string,
+  dataDir: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
+    STATE_ENCRYPTION_KEY: TEST_STATE_KEY,
+    DATA_DIR: dataDir,
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'warn',
+    DECISION_PATH: 'durable',
+    RUN_LEASE_SECONDS: '2',
+    REAPER_INTERVAL_SECONDS: '1',
+    ...extra,
+  };
 }

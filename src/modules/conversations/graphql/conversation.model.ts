@@ -116,8 +116,9 @@ export class ConversationEventModel {
 const SERIAL_ID = /^[1-9][0-9]{0,9}$/;
 const UUID = /^[0-9a-fA-F-]{36}$/;
 
-@InputType('CreateConversationInput')
-export class CreateConversationInput {
+/** A page and a language (kept only with the page), as a start and a turn name them. */
+@InputType({ isAbstract: true })
+abstract class PageLanguageInput {
   @Field(() => ID, { nullable: true })
   @IsOptional()
   @Matches(SERIAL_ID, { message: 'pageId is not a valid id' })
@@ -128,6 +129,10 @@ export class CreateConversationInput {
   @Min(0)
   @Max(2_147_483_647)
   languageId?: number | null;
+}
+
+@InputType('CreateConversationInput')
+export class CreateConversationInput extends PageLanguageInput {
   @Field(() => String, { nullable: true, description: 'A catalogue identifier.' })
   @IsOptional()
   @IsString()
@@ -151,17 +156,7 @@ export class SetConversationSkillInput {
 }
 
 @InputType('ViewContextInput')
-export class ViewContextInput {
-  @Field(() => ID, { nullable: true })
-  @IsOptional()
-  @Matches(SERIAL_ID, { message: 'pageId is not a valid id' })
-  pageId?: string | null;
-  @Field(() => Int, { nullable: true })
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  @Max(2_147_483_647)
-  languageId?: number | null;
+export class ViewContextInput extends PageLanguageInput {
   @Field(() => String, { nullable: true }) @IsOptional() @IsString() @MaxLength(100) module?: string | null;
 }
 
