@@ -1,4 +1,4 @@
-// Layer rules (design/70-house-style.md): core/ is framework-free, graphql/ never reaches
+// Layer rules (docs/architecture.md): core/ is framework-free, graphql/ never reaches
 // persistence/, typeorm only in persistence/ (and the database platform), and modules meet
 // only through each other's index.ts (entities may relate across persistence folders).
 'use strict';
@@ -7,7 +7,7 @@ module.exports = {
     {
       name: 'core-is-framework-free',
       severity: 'error',
-      from: { path: '^src/(modules/[^/]+/core|shared|agent/runtime)/' },
+      from: { path: '^src/(modules/[^/]+/core|common|agent/runtime)/' },
       to: { path: '(^|/)node_modules/(@nestjs|typeorm|graphql|@apollo|pg|@electric-sql)/' },
     },
     {

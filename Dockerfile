@@ -10,7 +10,7 @@ FROM node:20-slim AS build
 WORKDIR /app
 # why: dependencies first, so editing the source does not reinstall them.
 COPY package.json package-lock.json ./
-# why: nothing in this stack needs an install script (design/stack-notes.md).
+# why: nothing in this stack needs an install script (docs/stack-notes.md).
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src

@@ -1,4 +1,4 @@
-// One jest config, three tiers (design/70-house-style.md): unit (no database), integration
+// One jest config, three tiers (docs/architecture.md): unit (no database), integration
 // (a real database through the repositories) and e2e (the booted app over HTTP and graphql-ws);
 // plus browser: the web client at /app in headless Chromium (skipped where it is absent).
 'use strict';

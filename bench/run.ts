@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --only P5[,P1]]`: the scenarios of design/60-performance.md,
+// `npm run bench [-- --quick] [-- --only P5[,P1]]`: the scenarios of docs/benchmarks.md,
 // each beside its baseline measured in the same run on the same PostgreSQL server (named by
 // DATABASE_URL; each scenario creates and drops its own database there). Results go to
 // bench/results/<scenario>[-quick].json; the exit code is 1 when any correctness check failed.

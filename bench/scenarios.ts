@@ -7,5 +7,5 @@ import { P5 } from './scenarios/p5-step-overhead';
 import { P6 } from './scenarios/p6-recovery';
 import { M1 } from './scenarios/m1-memory';
 
-/** Every scenario of design/60-performance.md that exists so far, in order. */
+/** Every scenario of docs/benchmarks.md that exists so far, in order. */
 export const SCENARIOS: Scenario[] = [P1, P2, P3, P4, P5, P6, M1];

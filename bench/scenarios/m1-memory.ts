@@ -1,4 +1,4 @@
-// M1 (design/60-performance.md, "Memory"): the resident set of the API process, started on
+// M1 (docs/benchmarks.md, "Memory"): the resident set of the API process, started on
 // its own (`node dist/src/main.js --api-only`, NODE_ENV=production), idle, then with 100 runs
 // waiting for approval, then with 1,000 idle runProgress subscriptions on top (one graphql-ws
 // connection each). Read from /proc/<pid>/status (VmRSS, VmHWM) of that process alone.
@@ -14,7 +14,7 @@ import { sleep, summarize } from '../support/stats';
 import { closeAll, openConnections, type GqlWsConnection } from '../support/ws-subscriber';
 import type { Scenario, ScenarioOutcome } from '../scenario';
 
-/** The sizes of design/60-performance.md's memory target. */
+/** The sizes of docs/benchmarks.md's memory target. */
 const TARGET = { runs: 100, subscriptions: 1_000 };
 
 interface Plan {

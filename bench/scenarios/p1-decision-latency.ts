@@ -1,4 +1,4 @@
-// P1 (design/60-performance.md): decision latency. approveRun on a waiting demo-editor run over
+// P1 (docs/benchmarks.md): decision latency. approveRun on a waiting demo-editor run over
 // HTTP until the receipt, and until the first runProgress event of the continuation reaches a
 // subscriber that was already subscribed; beside one raw conditional-UPDATE commit plus one raw
 // WebSocket echo round trip, measured in the same repetition on the same database.

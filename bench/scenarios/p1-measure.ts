@@ -34,7 +34,7 @@ export interface Rig {
 
 export async function prepareRig(db: BenchDatabase): Promise<Rig> {
   // why: inline decisions continue in this process, so the first event of the continuation
-  // is published by the request that decided (design/20-decisions.md, "Two paths").
+  // is published by the request that decided (docs/decisions.md, "Two paths").
   const app = await bootApp(db, { env: { DECISION_PATH: 'inline' } });
   const opened: Array<{ close(): Promise<void> }> = [app];
   try {

@@ -1,4 +1,4 @@
-// P2 (design/60-performance.md): the double-click storm. 64 concurrent approveRun of one user
+// P2 (docs/benchmarks.md): the double-click storm. 64 concurrent approveRun of one user
 // on one waiting run, many times; beside each, 64 raw-SQL racers doing the same conditional
 // UPDATE on 64 connections. Exactly one winner per storm (counted in the responses and in the
 // database), no server error, every loser ALREADY_RESUMING.

@@ -62,7 +62,7 @@ export async function prepareRig(db: BenchDatabase, racers: number): Promise<Rig
     const ids = await demoIds(observer);
     const pageId = ids.pages['/']!;
     // why: the runs are all started before the first storm, and a write re-checks its preview
-    // when it executes (design/10-runs.md): had the first continuation changed the title, every
+    // when it executes (docs/run-lifecycle.md): had the first continuation changed the title, every
     // later run would pause again on a new turn. With the title already set, every preview stays
     // the same from the pause to the write.
     await observer.query(

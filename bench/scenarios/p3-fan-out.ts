@@ -1,4 +1,4 @@
-// P3 (design/60-performance.md): fan-out. One run's steps to K subscribers, half admins on
+// P3 (docs/benchmarks.md): fan-out. One run's steps to K subscribers, half admins on
 // runEvents and half bob (AGENT_APPROVE grant, no detail) on runProgress, K graphql-ws
 // connections from this process; beside it, a raw `ws` broadcast of the same bytes to the same
 // number of sockets. Checks: every subscriber got every step, no content in count-only frames.

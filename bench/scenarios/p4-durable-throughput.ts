@@ -1,4 +1,4 @@
-// P4 (design/60-performance.md): durable throughput. Recorded decisions (approveRun on the
+// P4 (docs/benchmarks.md): durable throughput. Recorded decisions (approveRun on the
 // DURABLE path through the API) carried out by the worker (claim, the approved write, one
 // scripted round, persist, publish, settle) with WORKER_CONCURRENCY=10, in windows
 // interleaved with a pgbench-style raw SKIP LOCKED claim + complete loop of 10 raw clients on

@@ -13,7 +13,7 @@ import {
 
 /** Share of a run's steps compared at its start and at its end. */
 const TENTH = 0.1;
-/** Targets of design/60-performance.md (P5). */
+/** Targets of docs/benchmarks.md (P5). */
 export const MAX_STEP_OVER_COMMIT = 2;
 export const MAX_WAL_GROWTH = 1.5;
 

@@ -1,4 +1,4 @@
-// P5 (design/60-performance.md): per-step overhead. Runs of 10 / 100 / 500 scripted read
+// P5 (docs/benchmarks.md): per-step overhead. Runs of 10 / 100 / 500 scripted read
 // rounds without delay, started through GraphQL over HTTP, each repetition beside one
 // synchronous single-row commit (and the bare step write) measured on the same database.
 import { withBenchDatabase } from '../support/database';

@@ -1,4 +1,4 @@
-// P6 (design/60-performance.md): recovery. N runs in the middle of a continuation (past their
+// P6 (docs/benchmarks.md): recovery. N runs in the middle of a continuation (past their
 // approved write, in slow scripted rounds) held by a worker process, which is killed with
 // SIGKILL; then N runs continued inline by an API-only process, which is killed the same way.
 // A standby worker (lease 2 s, reaper every 1 s) must take every run over: the time until

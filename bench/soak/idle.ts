@@ -22,7 +22,7 @@ export interface Idle {
 }
 
 /**
- * The memory load of design/60-performance.md on the probe (api-1): `idleRuns` demo-editor
+ * The memory load of docs/benchmarks.md on the probe (api-1): `idleRuns` demo-editor
  * runs waiting for approval (started by alice through the API; the actors never touch them)
  * and `subscriptions` runProgress subscriptions on them (bob, one graphql-ws connection each),
  * each waiting for its snapshot before the chaos starts.

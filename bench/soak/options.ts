@@ -14,7 +14,7 @@ export interface SoakOptions {
   readonly killEverySeconds: number;
   /** Mean seconds between two switches of soak-multi to inactive and back (0: never). */
   readonly flickerEverySeconds: number;
-  /** Runs left waiting for approval the whole time (memory: design/60-performance.md). */
+  /** Runs left waiting for approval the whole time (memory: docs/benchmarks.md). */
   readonly idleRuns: number;
   /** Idle runProgress subscriptions on the first API process (one connection each). */
   readonly subscriptions: number;
@@ -36,7 +36,7 @@ export const USAGE = `usage: npm run soak -- [--minutes N] [--seed S] [--workers
   DATABASE_URL names a PostgreSQL server (the soak creates and drops its own database there);
   REDIS_URL, where set, is passed to every process.`;
 
-/** The memory figures' sizes (design/60-performance.md) from this many minutes on. */
+/** The memory figures' sizes (docs/benchmarks.md) from this many minutes on. */
 export const FULL_SIZE_FROM_MINUTES = 5;
 
 const NUMERIC = new Set([

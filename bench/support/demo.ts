@@ -1,7 +1,7 @@
 import type { Client } from 'pg';
 import { generateToken, hashToken } from '../../src/modules/auth/core/token';
 
-/** Database ids of the demo data (design/demo-data.md) a scenario refers to. */
+/** Database ids of the demo data (docs/demo-data.md) a scenario refers to. */
 export interface DemoIds {
   /** Configuration id by identifier (demo-editor, ...). */
   readonly configurations: Readonly<Record<string, string>>;

@@ -9,7 +9,7 @@ import {
   ORPHAN_PAGE,
 } from './demo-data';
 
-// The tables of shared/design/demo-data.md, which tests, the README and the benchmarks rely on.
+// The tables of docs/demo-data.md, which tests, the README and the benchmarks rely on.
 describe('the demo data set', () => {
   it('has the users of demo-data.md', () => {
     expect(DEMO_USERS.map((u) => [u.username, u.locale, u.isAdmin, [...u.groups]])).toEqual([

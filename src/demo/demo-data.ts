@@ -1,4 +1,4 @@
-/** The demo data set of shared/design/demo-data.md, as plain data. */
+/** The demo data set of docs/demo-data.md, as plain data. */
 
 export interface DemoPage {
   readonly key: string;

@@ -33,7 +33,7 @@ async function ensure(
 }
 
 /**
- * Loads the demo data set (shared/design/demo-data.md). Idempotent: every record is looked
+ * Loads the demo data set (docs/demo-data.md). Idempotent: every record is looked
  * up by its natural key first and only created when missing; existing records are left as
  * they are, so a second run changes nothing.
  */

@@ -16,8 +16,8 @@ import {
 import { Collected, collect, demoIds, until, waitForRest } from '../support/runs';
 import { bootTestApp, GqlResponse, TestApp } from '../support/test-app';
 
-// The authorisation suite (design/50-security.md, 20-decisions.md, 30-streaming.md,
-// 40-conversations-skills.md): every operation that takes an id, tried by every demo user
+// The authorisation suite (docs/security.md, docs/decisions.md, docs/streaming.md,
+// docs/chat-and-skills.md): every operation that takes an id, tried by every demo user
 // against runs, conversations, pages, users and tokens that are not theirs. The expected
 // answer is derived from the design's rules below, never from what the server answers:
 // NOT_FOUND (or null) where the caller may not know the thing exists, FORBIDDEN where they may

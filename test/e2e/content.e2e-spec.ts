@@ -34,25 +34,55 @@ describe('content over GraphQL', () => {
   describe('sites', () => {
     it('lists Demo with its three languages and its root page for alice', async () => {
       const res = await t.gql(
-        '{ sites { id name languages { id isoCode title } rootPage { id title slug } } }',
+        '{ sites { id name languages { id languageId isoCode title } rootPage { id title slug } } }',
         {},
         'alice',
       );
       expect(res.errors).toBeUndefined();
+      const siteId = (res.data as { sites: Array<{ id: string }> }).sites[0]!.id;
       expect(res.data).toEqual({
         sites: [
           {
-            id: expect.any(String),
+            id: siteId,
             name: 'Demo',
             languages: [
-              { id: 0, isoCode: 'en', title: 'English' },
-              { id: 1, isoCode: 'de', title: 'Deutsch' },
-              { id: 2, isoCode: 'fr', title: 'Français' },
+              { id: `${siteId}:0`, languageId: 0, isoCode: 'en', title: 'English' },
+              { id: `${siteId}:1`, languageId: 1, isoCode: 'de', title: 'Deutsch' },
+              { id: `${siteId}:2`, languageId: 2, isoCode: 'fr', title: 'Français' },
             ],
             rootPage: { id: ids.Home, title: 'Home', slug: '/' },
           },
         ],
       });
+    });
+
+    it('gives every language an id unique across sites, so a client cache never merges two', async () => {
+      const [{ id: siteId }] = await t.dataSource.query(
+        `INSERT INTO site (name) VALUES ('Second') RETURNING id`,
+      );
+      try {
+        await t.dataSource.query(
+          `INSERT INTO site_language (site_id, language_id, iso_code, title) VALUES ($1, 0, 'nl', 'Nederlands')`,
+          [siteId],
+        );
+        await t.dataSource.query(
+          `INSERT INTO page (parent_id, site_id, slug, sorting) VALUES (NULL, $1, '/', 0)`,
+          [siteId],
+        );
+        const res = await t.gql<{
+          sites: Array<{ name: string; languages: Array<{ id: string; languageId: number }> }>;
+        }>('{ sites { name languages { id languageId } } }', {}, 'admin');
+        expect(res.errors).toBeUndefined();
+        const languages = res.data!.sites.flatMap((s) => s.languages.map((l) => ({ site: s.name, ...l })));
+        const defaults = languages.filter((l) => l.languageId === 0);
+        expect(defaults.map((l) => l.site).sort()).toEqual(['Demo', 'Second']);
+        expect(new Set(languages.map((l) => l.id)).size).toBe(languages.length);
+        expect(defaults.find((l) => l.site === 'Second')!.id).toBe(`${siteId}:0`);
+      } finally {
+        await t.dataSource.query('DELETE FROM page WHERE site_id = $1', [siteId]);
+        await t.dataSource.query('DELETE FROM site_language WHERE site_id = $1', [siteId]);
+        await t.dataSource.query('DELETE FROM site WHERE id = $1', [siteId]);
+      }
     });
 
     it('gives erin the site with her topmost visible page as the root of her tree', async () => {

@@ -2,7 +2,7 @@ import { bootTestApp, TestApp } from '../support/test-app';
 import { APPROVE, digestOf, upsertConfiguration } from '../support/decisions';
 import { collect, demoIds, until, waitForRest } from '../support/runs';
 
-// The chat (design/40-conversations-skills.md) through the public API, on the demo data.
+// The chat (docs/chat-and-skills.md) through the public API, on the demo data.
 
 const FIELDS = `id status title lastRunId approvalRunId
   viewContext { pageId languageId module }
@@ -252,7 +252,7 @@ describe('conversations and skills', () => {
     });
 
     it('tells the page picker which languages a user may start in (Page.editableLanguages)', async () => {
-      const query = `query($id: ID!) { page(id: $id) { editableLanguages { id isoCode } } }`;
+      const query = `query($id: ID!) { page(id: $id) { editableLanguages { id languageId isoCode } } }`;
       const cases: Array<[string, string, number[]]> = [
         ['alice', ids.pages.About!, [0, 1]],
         ['dave', ids.pages.About!, []],
@@ -261,12 +261,12 @@ describe('conversations and skills', () => {
         ['admin', ids.pages.Orphan!, [0]],
       ];
       for (const [as, pageId, expected] of cases) {
-        const res = await t.gql<{ page: { editableLanguages: Array<{ id: number }> } }>(
+        const res = await t.gql<{ page: { editableLanguages: Array<{ id: string; languageId: number }> } }>(
           query,
           { id: pageId },
           as,
         );
-        expect([as, pageId, res.data!.page.editableLanguages.map((l) => l.id)]).toEqual([
+        expect([as, pageId, res.data!.page.editableLanguages.map((l) => l.languageId)]).toEqual([
           as,
           pageId,
           expected,

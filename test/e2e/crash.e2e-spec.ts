@@ -1,4 +1,4 @@
-// Workers that die or are stopped in the middle of a continuation (design/10-runs.md "Leases,
+// Workers that die or are stopped in the middle of a continuation (docs/run-lifecycle.md "Leases,
 // fencing, the reaper"; 20-decisions.md "Workers and their heartbeat"): compiled worker
 // processes killed with SIGKILL or stopped with SIGTERM while they hold a recorded decision.
 import { createClient } from 'graphql-ws';

@@ -13,7 +13,7 @@ import { demoIds, waitForRest } from '../support/runs';
 import { bootTestApp, errorCode, TestApp } from '../support/test-app';
 
 /**
- * Checks 13-14 of design/20-decisions.md (the decider gate, the audit record) and idempotency:
+ * Checks 13-14 of docs/decisions.md (the decider gate, the audit record) and idempotency:
  * each refusal after the claim releases the run to its waiting state, unchanged.
  */
 describe('decisions: gates after the claim, and idempotency', () => {

@@ -16,7 +16,7 @@ const RUNS = 50;
 const DECIDERS = ['bob', 'carol', 'admin', 'alice'];
 
 /**
- * The claim of design/20-decisions.md under load: any number of concurrent decisions on one
+ * The claim of docs/decisions.md under load: any number of concurrent decisions on one
  * turn, exactly one continuation. Counted in the database, never taken from the responses.
  */
 describe('decisions: races on the claim', () => {

@@ -3,7 +3,7 @@ import { DecisionsService } from '../../src/modules/approvals';
 import { runAccess } from '../../src/modules/runs';
 import { Authenticator } from '../../src/platform/auth/authenticator';
 import { RequestContext } from '../../src/platform/auth/request-context';
-import { Refusal } from '../../src/shared/refusal';
+import { Refusal } from '../../src/common/refusal';
 import {
   decide,
   digestOf,
@@ -18,7 +18,7 @@ import { demoIds, waitForRest } from '../support/runs';
 import { bootTestApp, errorCode, TestApp } from '../support/test-app';
 
 /**
- * One test (at least) per refusal code of checks 1-12 of design/20-decisions.md: the code, and
+ * One test (at least) per refusal code of checks 1-12 of docs/decisions.md: the code, and
  * nothing changed (run status, steps, decision rows, page text) except the named side effect.
  * The gates of checks 13-14 and idempotency are in decisions-gates.e2e-spec.ts.
  */

@@ -484,7 +484,7 @@ describe('faults around a continuation (compiled API and worker processes)', () 
           expect(end.requeue_count).toBe(1);
         } else {
           // The kill fell between the write's pending effect and its record: not repeated, and
-          // the decision's outcome is on record (design/10-runs.md, the reaper).
+          // the decision's outcome is on record (docs/run-lifecycle.md, the reaper).
           expect(end).toMatchObject({
             status: 'FAILED',
             termination_reason: 'NOT_RETRYABLE',

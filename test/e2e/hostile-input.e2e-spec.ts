@@ -9,7 +9,7 @@
 // hit by mutations (nothing written) and under concurrent legitimate traffic.
 import { Logger } from '@nestjs/common';
 import type { Client as WsClient } from 'graphql-ws';
-import { ERROR_CODES } from '../../src/shared/error-codes';
+import { ERROR_CODES } from '../../src/common/error-codes';
 import { digestOf, startResting } from '../support/decisions';
 import { demoIds, until } from '../support/runs';
 import { bootTestApp, GqlResponse, TestApp } from '../support/test-app';
@@ -218,7 +218,7 @@ const MUTATIONS: readonly MutationSpec[] = [
       { name: 'systemPrompt', kind: 'string', max: 50_000 },
       { name: 'isActive', kind: 'bool' },
       { name: 'requireSecondApprover', kind: 'bool' },
-      // above the ceiling is stored clamped (design/10-runs.md): no maximum to refuse
+      // above the ceiling is stored clamped (docs/run-lifecycle.md): no maximum to refuse
       { name: 'maxIterations', kind: 'int', min: 1 },
       { name: 'privacyLevel', kind: 'enum', unknown: 'full' },
       { name: 'allowedGroupIds', kind: 'idList', maxItems: 100, unknown: ['2147483647'] },

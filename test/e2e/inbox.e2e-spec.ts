@@ -29,7 +29,7 @@ interface InboxChange {
 const INBOX = `{ inbox { detailVisible mayApprove decidableHere
   run { id status pending { kind turnDigest calls { toolName writes arguments preview } } } } }`;
 
-/** The inbox (design/20-decisions.md "What the inbox shows") and inboxChanged. */
+/** The inbox (docs/decisions.md "What the inbox shows") and inboxChanged. */
 describe('inbox', () => {
   let t: TestApp;
   let ids: Awaited<ReturnType<typeof demoIds>>;

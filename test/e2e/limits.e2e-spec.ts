@@ -1,4 +1,4 @@
-// GraphQL hardening (design/50-security.md): armor's limits over HTTP and graphql-ws, batching
+// GraphQL hardening (docs/security.md): armor's limits over HTTP and graphql-ws, batching
 // off, CSRF prevention, the 1 MB body limit, input coercion errors, no stack traces, field
 // suggestions stripped in production. Every refusal is a client error, never a 500.
 import type { Client as WsClient } from 'graphql-ws';

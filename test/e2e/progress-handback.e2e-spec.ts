@@ -12,7 +12,7 @@ import { collect, demoIds, until, waitForRest } from '../support/runs';
 import { bootTestApp, TestApp } from '../support/test-app';
 
 /**
- * runProgress across the durable path (design/30-streaming.md): a client that subscribed while
+ * runProgress across the durable path (docs/streaming.md): a client that subscribed while
  * the run waited sees the decision recorded and, when a worker hands it back, a SETTLED with the
  * waiting status and the same turn; then the stream completes.
  */

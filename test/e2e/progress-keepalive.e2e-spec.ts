@@ -12,7 +12,7 @@ import { collect, demoIds, until } from '../support/runs';
 import { bootTestApp, TestApp } from '../support/test-app';
 
 /**
- * Keep-alive (design/30-streaming.md): while a provider streams an answer, a PROGRESS with
+ * Keep-alive (docs/streaming.md): while a provider streams an answer, a PROGRESS with
  * `keepAlive: true` and the unchanged step count goes out at most every
  * PROGRESS_KEEPALIVE_SECONDS (1 s here).
  */

@@ -31,7 +31,7 @@ function expectWellFormed(list: Frame[], runId: string): void {
   expect(new Set(steps.slice(1)).size).toBe(steps.length - 1);
 }
 
-/** runProgress (design/30-streaming.md): counts only, open while waiting, re-authorised per event. */
+/** runProgress (docs/streaming.md): counts only, open while waiting, re-authorised per event. */
 describe('runProgress', () => {
   let t: TestApp;
   let ids: Awaited<ReturnType<typeof demoIds>>;

@@ -1,4 +1,4 @@
-// Several processes on one database (design/20-decisions.md "Two paths, one claim", "Workers
+// Several processes on one database (docs/decisions.md "Two paths, one claim", "Workers
 // and their heartbeat"; 30-streaming.md "Across instances"): compiled API-only instances and
 // worker processes started as users start them, sharing PostgreSQL and Redis.
 import { createClient } from 'graphql-ws';

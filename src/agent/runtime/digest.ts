@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { sha256OfCanonical } from '../../shared/canonical-json';
+import { sha256OfCanonical } from '../../common/canonical-json';
 import type { InputRequest, PauseKind, PendingCall } from './types';
 
 /** What a turn digest covers (a `PendingTurn` without its digest and number). */

@@ -1,4 +1,4 @@
-import { canonicalJson } from '../../shared/canonical-json';
+import { canonicalJson } from '../../common/canonical-json';
 import { toolError } from '../tools/tool';
 import { DecisionMismatchError } from './errors';
 import { asToolCall, CANCELLED, executeCalls, settleCall } from './execute';

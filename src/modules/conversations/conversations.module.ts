@@ -12,7 +12,7 @@ import { ConversationsResolver } from './graphql/conversations.resolver';
 import { ConversationsRepository } from './persistence/conversations.repository';
 
 /**
- * The chat (design/40-conversations-skills.md). Also part of a worker process: a turn or a
+ * The chat (docs/chat-and-skills.md). Also part of a worker process: a turn or a
  * decision carried out there tells its conversation through ConversationSync.
  */
 @Module({

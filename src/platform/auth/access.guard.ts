@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { GqlExecutionContext } from '@nestjs/graphql';
-import { Refusal } from '../../shared/refusal';
+import { Refusal } from '../../common/refusal';
 import { Access, ALLOW_KEY } from './allow.decorator';
 import { hasGrant } from './auth-user';
 import { RequestContext } from './request-context';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AuthUser } from './auth-user';
-import { forbidden } from '../../shared/refusal';
+import { forbidden } from '../../common/refusal';
 
 /**
  * Who asks, and under which correlation id. Passed explicitly as the first argument of every

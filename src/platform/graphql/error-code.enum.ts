@@ -1,5 +1,5 @@
 import { registerEnumType } from '@nestjs/graphql';
-import { ERROR_CODES, ErrorCode } from '../../shared/error-codes';
+import { ERROR_CODES, ErrorCode } from '../../common/error-codes';
 
 /**
  * The contract's `ErrorCode` enum as a GraphQL type, built from the one registry in

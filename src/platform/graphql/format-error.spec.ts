@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { Refusal } from '../../shared/refusal';
+import { Refusal } from '../../common/refusal';
 import { formatGraphQLError, FormatErrorOptions } from './format-error';
 
 function format(

@@ -1,7 +1,7 @@
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, GraphQLFormattedError } from 'graphql';
-import { isErrorCode } from '../../shared/error-codes';
-import { isRefusal, Refusal } from '../../shared/refusal';
+import { isErrorCode } from '../../common/error-codes';
+import { isRefusal, Refusal } from '../../common/refusal';
 
 export interface FormatErrorOptions {
   readonly production: boolean;

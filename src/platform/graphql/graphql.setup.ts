@@ -32,10 +32,10 @@ function projectRoot(): string {
 
 export const SCHEMA_FILE = join(projectRoot(), 'schema.gql');
 
-/** The limits of design/50-security.md, shared by HTTP (Apollo) and graphql-ws. */
+/** The limits of docs/security.md, shared by HTTP (Apollo) and graphql-ws. */
 export const LIMITS = { maxDepth: 10, maxAliases: 15, maxDirectives: 50, maxTokens: 2000, maxCost: 5000 };
 
-/** graphql-armor with the limits of design/50-security.md. */
+/** graphql-armor with the limits of docs/security.md. */
 export function createArmor(): ApolloArmor {
   return new ApolloArmor({
     maxDepth: { n: LIMITS.maxDepth },

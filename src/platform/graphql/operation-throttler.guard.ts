@@ -3,7 +3,7 @@ import { GqlExecutionContext } from '@nestjs/graphql';
 import { ThrottlerGuard, ThrottlerModuleOptions } from '@nestjs/throttler';
 import type { ThrottlerLimitDetail } from '@nestjs/throttler';
 import type { AppConfig } from '../../config/app-config';
-import { Refusal } from '../../shared/refusal';
+import { Refusal } from '../../common/refusal';
 import type { GqlContext } from '../auth/access.guard';
 import type { AuthUser } from '../auth/auth-user';
 
@@ -19,7 +19,7 @@ export function throttlerOptions(config: AppConfig): ThrottlerModuleOptions {
 }
 
 /**
- * Rate limit per user (design/50-security.md): every root field a GraphQL operation resolves
+ * Rate limit per user (docs/security.md): every root field a GraphQL operation resolves
  * counts as one operation (so `{ a: viewer b: viewer }` counts twice), over HTTP and
  * graphql-ws alike; past `RATE_LIMIT_PER_MINUTE` in a minute it refuses with RATE_LIMITED
  * (retryable). Built on @nestjs/throttler's guard and storage, keyed by the user id.

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { FILTER_CATCH_EXCEPTIONS } from '@nestjs/common/constants';
 import { ExternalExceptionsHandler } from '@nestjs/core/exceptions/external-exceptions-handler';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
-import { Refusal } from '../../shared/refusal';
+import { Refusal } from '../../common/refusal';
 import { RefusalFilter } from './refusal.filter';
 
 /** Nest's handler for resolver errors, with the filter registered the way Nest registers it. */

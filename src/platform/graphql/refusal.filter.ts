@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { Response } from 'express';
-import type { ErrorCode } from '../../shared/error-codes';
-import { Refusal } from '../../shared/refusal';
+import type { ErrorCode } from '../../common/error-codes';
+import { Refusal } from '../../common/refusal';
 
 const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
   UNAUTHENTICATED: 401,

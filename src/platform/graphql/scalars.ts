@@ -30,7 +30,7 @@ function shallow(value: unknown): unknown {
 /**
  * The JSON scalar: use as `@Field(() => GraphQLJSON)`. Output as graphql-type-json's; input
  * (variables and literals) refused with BAD_USER_INPUT when nested deeper than
- * `MAX_JSON_INPUT_DEPTH`. Sizes are checked where the value is used (64 KB, design/50-security.md).
+ * `MAX_JSON_INPUT_DEPTH`. Sizes are checked where the value is used (64 KB, docs/security.md).
  * DateTime is Nest's ISO date scalar.
  */
 export const GraphQLJSON = new GraphQLScalarType({

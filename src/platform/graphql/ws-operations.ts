@@ -14,7 +14,7 @@ import type { FormattedExecutionResult } from 'graphql';
 import type { SubscribePayload } from 'graphql-ws';
 import { nulByteError, nulByteIn } from './nul-bytes';
 
-/** The limits an operation must pass on every transport (design/50-security.md). */
+/** The limits an operation must pass on every transport (docs/security.md). */
 export interface OperationLimits {
   readonly maxTokens: number;
   /** Extra validation rules on top of graphql's specified rules (graphql-armor's). */

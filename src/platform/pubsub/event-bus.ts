@@ -3,7 +3,7 @@ import { PubSub } from 'graphql-subscriptions';
 import Redis from 'ioredis';
 import type { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
-import { Refusal } from '../../shared/refusal';
+import { Refusal } from '../../common/refusal';
 import { EventBusDownError, RedisTopics } from './redis-topics';
 
 /**

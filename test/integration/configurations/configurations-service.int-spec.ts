@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { ConfigurationUser } from '../../../src/modules/configurations/core/configuration-access.policy';
-import { Refusal } from '../../../src/shared/refusal';
+import { Refusal } from '../../../src/common/refusal';
 import { createTestDatabase, itOnPostgres, openDataSource, TestDatabase } from '../../support/test-database';
 import { demoUsers, groupIdOf, Services, wireServices } from './services';
 

@@ -3,7 +3,7 @@ import { PagesService } from '../../../src/modules/content/application/pages.ser
 import { ContentUser } from '../../../src/modules/content/core/content-access.policy';
 import { ContentRepository } from '../../../src/modules/content/persistence/content.repository';
 import { TransactionRunner } from '../../../src/platform/database/transaction-runner';
-import { Refusal } from '../../../src/shared/refusal';
+import { Refusal } from '../../../src/common/refusal';
 import { createTestDatabase, itOnPostgres, openDataSource, TestDatabase } from '../../support/test-database';
 
 interface TextRow {

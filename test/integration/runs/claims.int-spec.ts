@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import { createTestDatabase, openDataSource, TestDatabase } from '../../support/test-database';
 import { LEASE_SECONDS, queuedRun, rowOf, RunsKit, runsKit } from './runs-support';
 
-/** QUEUED -> RUNNING by a worker (design/20-decisions.md, "Workers and their heartbeat"). */
+/** QUEUED -> RUNNING by a worker (docs/decisions.md, "Workers and their heartbeat"). */
 describe('claimQueued', () => {
   let db: TestDatabase;
   let ds: DataSource;

@@ -14,7 +14,7 @@ import {
 } from './runs-support';
 
 /**
- * Fencing (design/10-runs.md): a process whose lease was taken over commits nothing. The run
+ * Fencing (docs/run-lifecycle.md): a process whose lease was taken over commits nothing. The run
  * is taken over the way it happens in production: the lease expires, the reaper requeues the
  * run, another worker claims it under a new token.
  */

@@ -19,7 +19,7 @@ const ROUNDS = 5;
 
 /**
  * Every transition is one conditional UPDATE that counts only when it changed one row
- * (design/10-runs.md): many concurrent attempts of the same transition, exactly one wins.
+ * (docs/run-lifecycle.md): many concurrent attempts of the same transition, exactly one wins.
  */
 describe('run transitions under concurrency (PostgreSQL)', () => {
   let db: TestDatabase;

@@ -9,7 +9,7 @@ import type { EventBus } from '../../../src/platform/pubsub/event-bus';
 import { createTestDatabase, openDataSource, TestDatabase } from '../../support/test-database';
 import { expireLease, LEASE_SECONDS, rowOf, runningRun, RunsKit, runsKit, step } from './runs-support';
 
-/** The reaper (design/10-runs.md): expired leases are requeued, or failed when retrying is unsafe or exhausted. */
+/** The reaper (docs/run-lifecycle.md): expired leases are requeued, or failed when retrying is unsafe or exhausted. */
 describe('the reaper on a real database', () => {
   let db: TestDatabase;
   let ds: DataSource;

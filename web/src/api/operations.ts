@@ -38,14 +38,14 @@ export const SUBMIT_RUN_INPUT = `mutation SubmitRunInput($input: SubmitRunInputI
 }`;
 
 /** Three levels of the page tree below each site's root: Demo's whole tree, and then some. */
-const PAGE_NODE = 'id slug title(languageId: $languageId) editableLanguages { id isoCode title }';
+const PAGE_NODE = 'id slug title(languageId: $languageId) editableLanguages { id languageId isoCode title }';
 const PAGE_TREE = `${PAGE_NODE}
   children { ${PAGE_NODE}
     children { ${PAGE_NODE}
       children { ${PAGE_NODE} } } }`;
 
 export const SITES = `query Sites($languageId: Int = 0) {
-  sites { id name languages { id isoCode title } rootPage { ${PAGE_TREE} } }
+  sites { id name languages { id languageId isoCode title } rootPage { ${PAGE_TREE} } }
 }`;
 
 export const SKILL_CATALOGUE = `query SkillCatalogue {
@@ -83,5 +83,5 @@ export const CONVERSATION_EVENTS = `subscription ConversationEvents($conversatio
 }`;
 
 export const PAGE_CONTEXT = `query PageContext($id: ID!, $languageId: Int) {
-  page(id: $id) { title(languageId: $languageId) slug site { name languages { id title } } }
+  page(id: $id) { title(languageId: $languageId) slug site { name languages { id languageId title } } }
 }`;

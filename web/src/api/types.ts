@@ -1,4 +1,4 @@
-/** The slices of the public API (shared/api/contract.graphql) that the client reads. */
+/** The slices of the public API (schema.gql) that the client reads. */
 
 export type RunStatus =
   | 'QUEUED'
@@ -64,7 +64,9 @@ export interface RunProgressEvent {
 }
 
 export interface Language {
-  id: number;
+  /** Unique across sites: "<siteId>:<languageId>". */
+  id: string;
+  languageId: number;
   isoCode: string;
   title: string;
 }

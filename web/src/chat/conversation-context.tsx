@@ -14,7 +14,7 @@ const STATUS_TEXT: Record<ConversationStatus, string> = {
 interface PageContext {
   title: string;
   slug: string;
-  site: { name: string; languages: Array<{ id: number; title: string }> } | null;
+  site: { name: string; languages: Array<{ id: string; languageId: number; title: string }> } | null;
 }
 
 /** The page and language the conversation is about, and its status. */
@@ -40,7 +40,7 @@ export function ConversationContext({
       live = false;
     };
   }, [api, pageId, languageId]);
-  const language = page?.site?.languages.find((l) => l.id === (languageId ?? 0));
+  const language = page?.site?.languages.find((l) => l.languageId === (languageId ?? 0));
   return (
     <p className="meta conversation-context">
       {pageId ? (

@@ -95,7 +95,7 @@ export function NewConversation({ api }: { api: Api }) {
               onChange={(e) => setLanguageId(Number(e.target.value))}
             >
               {languages.map((l) => (
-                <option key={l.id} value={l.id}>
+                <option key={l.id} value={l.languageId}>
                   {l.title} ({l.isoCode})
                 </option>
               ))}

@@ -4,7 +4,7 @@ import { DecisionsRepository } from '../persistence/decisions.repository';
 
 /**
  * Keeps a decision's outcome on record when a cancel cut its continuation short
- * (design/20-decisions.md, "The decision record": the status the continuation settled in).
+ * (docs/decisions.md, "The decision record": the status the continuation settled in).
  * The continuation cannot record it where it runs in another process than the cancel (a
  * worker, another API instance): there it only finds its lease gone and stops. Registered
  * with RunSettlements, so it runs in the process that wrote the cancel, right after it.

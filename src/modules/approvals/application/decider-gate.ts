@@ -5,7 +5,7 @@ import type { AuthUser } from '../../../platform/auth/auth-user';
 import { mayEditPageText, mayShowPage, PagesService } from '../../content';
 
 /**
- * Check 13 of design/20-decisions.md: may the decider perform, as themselves, every write the
+ * Check 13 of docs/decisions.md: may the decider perform, as themselves, every write the
  * turn proposes (approval), or run every pending call and the input tool (input)? The calls'
  * arguments carry the run's defaults already resolved (page, language).
  */

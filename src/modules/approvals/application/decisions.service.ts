@@ -16,8 +16,8 @@ import type { AuthUser } from '../../../platform/auth/auth-user';
 import { RequestContext } from '../../../platform/auth/request-context';
 import type { EntityManager } from 'typeorm';
 import { TransactionRunner } from '../../../platform/database/transaction-runner';
-import { parseUuid } from '../../../shared/ids';
-import { notFound, Refusal } from '../../../shared/refusal';
+import { parseUuid } from '../../../common/ids';
+import { notFound, Refusal } from '../../../common/refusal';
 import { assertJsonSize, ConfigurationsService, type ConfigurationView } from '../../configurations';
 import {
   choosePath,
@@ -67,7 +67,7 @@ interface Claimed {
 }
 
 /**
- * approveRun, denyRun, submitRunInput: every refusal of design/20-decisions.md, in its order,
+ * approveRun, denyRun, submitRunInput: every refusal of docs/decisions.md, in its order,
  * before anything executes; then ONE claim that exactly one of any number of concurrent
  * decisions wins; then the continuation in the background of this instance (INLINE).
  */

@@ -3,7 +3,7 @@ import { decisionStep, digestsEqual, type PendingTurn, type Step } from '../../.
 import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
 import { TransactionRunner } from '../../../platform/database/transaction-runner';
-import type { ErrorCode } from '../../../shared/error-codes';
+import type { ErrorCode } from '../../../common/error-codes';
 import { PrincipalsService } from '../../auth';
 import { ConfigurationsService, type ConfigurationView } from '../../configurations';
 import {

@@ -29,7 +29,7 @@ type Facts = Mutable<DecisionFacts>;
 const clone = (f: DecisionFacts): Facts => structuredClone(f);
 
 /**
- * Checks 1-8 of design/20-decisions.md, each with what makes it apply (and nothing else that
+ * Checks 1-8 of docs/decisions.md, each with what makes it apply (and nothing else that
  * an earlier check looks at, unless that earlier check is overridden by a later trigger).
  */
 const CHECKS: ReadonlyArray<{ n: number; code: string; trigger: (f: Facts) => void }> = [

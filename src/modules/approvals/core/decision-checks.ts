@@ -1,8 +1,8 @@
-import { Refusal } from '../../../shared/refusal';
+import { Refusal } from '../../../common/refusal';
 
 export type DecisionKind = 'APPROVE' | 'DENY' | 'INPUT';
 
-/** The facts checks 1 to 8 of design/20-decisions.md look at, read before any claim. */
+/** The facts checks 1 to 8 of docs/decisions.md look at, read before any claim. */
 export interface DecisionFacts {
   readonly kind: DecisionKind;
   readonly callerId: number;

@@ -1,4 +1,4 @@
-import { sha256OfCanonical } from '../../../shared/canonical-json';
+import { sha256OfCanonical } from '../../../common/canonical-json';
 import type { DecisionKind } from './decision-checks';
 
 /**

@@ -6,7 +6,7 @@ import { Ctx } from '../../../platform/auth/context.decorator';
 import { RequestContext } from '../../../platform/auth/request-context';
 import { EventBus } from '../../../platform/pubsub/event-bus';
 import { subscriptionStream } from '../../../platform/pubsub/subscription-stream';
-import { forbidden } from '../../../shared/refusal';
+import { forbidden } from '../../../common/refusal';
 import { TokensService } from '../../auth';
 import { INBOX_TOPIC, RunsRepository, toRunModel } from '../../runs';
 import { InboxEntry, InboxService } from '../application/inbox.service';

@@ -1,6 +1,6 @@
 import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { EventBus, Unsubscribe } from '../../../platform/pubsub/event-bus';
-import { ShortMemo } from '../../../shared/short-memo';
+import { ShortMemo } from '../../../common/short-memo';
 import { AuthUser } from '../../../platform/auth/auth-user';
 import { Authenticator } from '../../../platform/auth/authenticator';
 import { hashToken, parseBearer, tokenUsable } from '../core/token';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { AuthUser } from '../../../platform/auth/auth-user';
 import { RequestContext } from '../../../platform/auth/request-context';
 import { TransactionRunner } from '../../../platform/database/transaction-runner';
-import { notFound } from '../../../shared/refusal';
+import { notFound } from '../../../common/refusal';
 import { normalizeNewToken } from '../core/identity';
 import { generateToken, hashToken, tokenUsable } from '../core/token';
 import { mayManageTokensOf, tokenOwnerScope } from '../core/token-access.policy';

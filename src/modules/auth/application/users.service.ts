@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../../platform/auth/request-context';
 import { TransactionRunner } from '../../../platform/database/transaction-runner';
-import { badInput, forbidden, Refusal } from '../../../shared/refusal';
+import { badInput, forbidden, Refusal } from '../../../common/refusal';
 import { GroupView, NewUserRequest, normalizeNewUser, UserView } from '../core/identity';
 import { mayAdministerUsers } from '../core/token-access.policy';
 import { UsersRepository } from '../persistence/users.repository';

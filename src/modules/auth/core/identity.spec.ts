@@ -1,4 +1,4 @@
-import { isRefusal, Refusal } from '../../../shared/refusal';
+import { isRefusal, Refusal } from '../../../common/refusal';
 import { normalizeNewToken, normalizeNewUser } from './identity';
 import { mayAdministerUsers, mayManageTokensOf, tokenOwnerScope } from './token-access.policy';
 

@@ -1,5 +1,5 @@
 import type { Grant } from '../../../platform/auth/auth-user';
-import { badInput } from '../../../shared/refusal';
+import { badInput } from '../../../common/refusal';
 
 /** A group as the API shows it: name and grants (content permissions stay internal). */
 export interface GroupView {

@@ -2,7 +2,7 @@ import { Args, ID, Mutation, Resolver } from '@nestjs/graphql';
 import { Access, Allow } from '../../../platform/auth/allow.decorator';
 import { Ctx } from '../../../platform/auth/context.decorator';
 import { RequestContext } from '../../../platform/auth/request-context';
-import { parseSerialId, parseUuid } from '../../../shared/ids';
+import { parseSerialId, parseUuid } from '../../../common/ids';
 import { TokensService } from '../application/tokens.service';
 import { ApiTokenCreatedModel } from './api-token.model';
 import { CreateApiTokenArgs } from './identity.inputs';

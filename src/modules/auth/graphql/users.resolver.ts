@@ -2,7 +2,7 @@ import { Args, Mutation, Query, Resolver } from '@nestjs/graphql';
 import { Access, Allow } from '../../../platform/auth/allow.decorator';
 import { Ctx } from '../../../platform/auth/context.decorator';
 import { RequestContext } from '../../../platform/auth/request-context';
-import { parseSerialId } from '../../../shared/ids';
+import { parseSerialId } from '../../../common/ids';
 import { UsersService } from '../application/users.service';
 import { CreateUserInput } from './identity.inputs';
 import { toGroupModel, toUserModel } from './user.mapper';

@@ -2,8 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
 import { RequestContext } from '../../../platform/auth/request-context';
-import { parseSerialId } from '../../../shared/ids';
-import { forbidden, notFound } from '../../../shared/refusal';
+import { parseSerialId } from '../../../common/ids';
+import { forbidden, notFound } from '../../../common/refusal';
 import { CatalogueEntry, SkillCatalogue, SkillsService } from '../../skills';
 import { ConfigurationView, TaskView } from '../core/configuration';
 import { ConfigurationUser, mayUseConfiguration } from '../core/configuration-access.policy';
@@ -86,7 +86,7 @@ export class ConfigurationsService {
   }
 
   /**
-   * The chat's Task for a user (design/40-conversations-skills.md): the mapping of the highest
+   * The chat's Task for a user (docs/chat-and-skills.md): the mapping of the highest
    * priority (then lowest Task id) among the user's groups, else the Task `default`. Null when
    * neither exists. The Task's configuration comes back as it is (possibly inactive or deleted).
    */

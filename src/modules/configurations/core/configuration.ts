@@ -1,6 +1,6 @@
 import type { SkillView } from '../../skills';
 
-/** How much of a run's steps storage keeps (design/10-runs.md, "Privacy of stored steps"). */
+/** How much of a run's steps storage keeps (docs/run-lifecycle.md, "Privacy of stored steps"). */
 export const PRIVACY_LEVELS = ['NONE', 'METADATA', 'REDACTED', 'FULL'] as const;
 export type PrivacyLevel = (typeof PRIVACY_LEVELS)[number];
 

@@ -1,4 +1,4 @@
-import { Refusal } from '../../../shared/refusal';
+import { Refusal } from '../../../common/refusal';
 import { clampMaxIterations } from './max-iterations.policy';
 
 describe('clampMaxIterations', () => {

@@ -1,4 +1,4 @@
-import { badInput } from '../../../shared/refusal';
+import { badInput } from '../../../common/refusal';
 
 /** The ceiling when the application configuration names none (AGENT_MAX_ITERATIONS_CEILING). */
 export const DEFAULT_MAX_ITERATIONS_CEILING = 20;

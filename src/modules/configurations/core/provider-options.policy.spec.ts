@@ -1,5 +1,5 @@
 import { DEMO_CONFIGURATIONS } from '../../../demo/demo-data';
-import { Refusal } from '../../../shared/refusal';
+import { Refusal } from '../../../common/refusal';
 import {
   assertJsonSize,
   MAX_JSON_INPUT_BYTES,

@@ -1,11 +1,11 @@
 import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
-import { badInput } from '../../../shared/refusal';
+import { badInput } from '../../../common/refusal';
 
 /** The providers a configuration may name (src/agent/providers). */
 export const PROVIDERS = ['scripted', 'openai'] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
 
-/** The most a JSON input value (provider options) may weigh, serialised (design/50-security.md). */
+/** The most a JSON input value (provider options) may weigh, serialised (docs/security.md). */
 export const MAX_JSON_INPUT_BYTES = 64 * 1024;
 
 /**
@@ -27,7 +27,7 @@ export interface OptionsProblem {
 const HOUR_MS = 3_600_000;
 
 /**
- * The scripted provider's script (design/10-runs.md, "Providers"): the n-th provider call of a
+ * The scripted provider's script (docs/run-lifecycle.md, "Providers"): the n-th provider call of a
  * run answers with `rounds[n-1]`. Unknown keys are refused so a typo (`toolcalls`) cannot
  * silently turn a round into an empty one. Extend this schema when the script language grows.
  */

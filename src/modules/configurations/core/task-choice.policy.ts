@@ -9,7 +9,7 @@ export interface TaskMapping {
 }
 
 /**
- * The chat's Task for a user (design/40-conversations-skills.md): among the Tasks mapped to
+ * The chat's Task for a user (docs/chat-and-skills.md): among the Tasks mapped to
  * one of the user's groups, the highest priority wins, then the lowest Task id; a user
  * matching none gets the Task with identifier `default`. Null when there is no match and no
  * `default` Task (the caller decides what that means for the chat).

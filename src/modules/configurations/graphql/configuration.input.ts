@@ -44,7 +44,7 @@ export class ConfigurationInput {
   @Field(() => GraphQLJSON, {
     nullable: true,
     description:
-      'Provider options. For scripted: { rounds: [...] } (design/10-runs.md). For openai: { baseUrl, apiKeyEnv, temperature }.',
+      'Provider options. For scripted: { rounds: [...] } (docs/run-lifecycle.md). For openai: { baseUrl, apiKeyEnv, temperature }.',
   })
   @IsOptional()
   providerOptions?: unknown;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../../platform/auth/request-context';
-import { parseSerialId } from '../../../shared/ids';
-import { badInput, notFound } from '../../../shared/refusal';
+import { parseSerialId } from '../../../common/ids';
+import { badInput, notFound } from '../../../common/refusal';
 import { editableLanguages, mayShowPage, showableRoots } from '../core/content-access.policy';
 import { LIVE_WORKSPACE, PageTextView, PageView, SiteLanguageView, SiteView } from '../core/content.types';
 import { ContentRepository } from '../persistence/content.repository';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { TransactionRunner } from '../../../platform/database/transaction-runner';
-import { badInput } from '../../../shared/refusal';
+import { badInput } from '../../../common/refusal';
 import {
   ContentUser,
   mayEditLanguage,

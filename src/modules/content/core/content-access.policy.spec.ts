@@ -10,7 +10,7 @@ import {
   showableRoots,
 } from './content-access.policy';
 
-// The demo data (shared/design/demo-data.md) as plain data, with the ids the seed gives it.
+// The demo data (docs/demo-data.md) as plain data, with the ids the seed gives it.
 const SITE_LANGUAGES = [0, 1, 2];
 const PAGES: Record<string, PageAccessRef> = {
   Home: { id: 1, siteId: 1, rootline: [1] },

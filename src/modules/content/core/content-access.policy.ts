@@ -1,5 +1,5 @@
 /**
- * Who may show and edit which pages and languages (design/50-security.md, 40-conversations-skills.md).
+ * Who may show and edit which pages and languages (docs/security.md, docs/chat-and-skills.md).
  *
  * Pure functions over plain data, shared by every module that touches content (runs, agent
  * tools, conversations). Groups carry the ROOTS of page subtrees: a page belongs to a root's

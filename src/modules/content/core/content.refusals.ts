@@ -1,4 +1,4 @@
-import { Refusal } from '../../../shared/refusal';
+import { Refusal } from '../../../common/refusal';
 
 /**
  * The page is unknown, or the user may not show it, or (for a write) may not edit it. One

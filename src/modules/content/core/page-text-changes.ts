@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { badInput } from '../../../shared/refusal';
+import { badInput } from '../../../common/refusal';
 
 /** The editable fields of a page's text in one language and workspace. */
 export interface PageTextFields {
@@ -96,7 +96,7 @@ export function previewValue(value: string | null): string {
   return `${JSON.stringify(`${value.slice(0, SHOWN_CHARS)}…`)} (${value.length} chars, #${hash})`;
 }
 
-/** One human-readable line per changed field: `field: old → new` (design/10-runs.md). */
+/** One human-readable line per changed field: `field: old → new` (docs/run-lifecycle.md). */
 export function previewLines(changes: readonly PageTextChange[]): string[] {
   return changes.map((c) => `${c.field}: ${previewValue(c.from)} → ${previewValue(c.to)}`);
 }

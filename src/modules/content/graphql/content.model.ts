@@ -3,7 +3,12 @@ import type { PageTextView, PageView, SiteLanguageView, SiteView } from '../core
 
 @ObjectType('Language')
 export class LanguageModel {
-  @Field(() => Int, { description: "0 is the site's default language" }) id: number;
+  @Field(() => ID, {
+    description: 'Unique among the languages of all sites, so client caches can key by it.',
+  })
+  id: string;
+  @Field(() => Int, { description: "The number within its site; 0 is the site's default language." })
+  languageId: number;
   @Field() isoCode: string;
   @Field() title: string;
 }
@@ -45,8 +50,12 @@ export const toPageModel = (p: PageView): PageModel => ({
   view: p,
 });
 
+/** A language is a (site, number) pair; its GraphQL id names both. */
+export const languageGlobalId = (siteId: number, languageId: number): string => `${siteId}:${languageId}`;
+
 export const toLanguageModel = (l: SiteLanguageView): LanguageModel => ({
-  id: l.languageId,
+  id: languageGlobalId(l.siteId, l.languageId),
+  languageId: l.languageId,
   isoCode: l.isoCode,
   title: l.title,
 });

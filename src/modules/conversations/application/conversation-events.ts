@@ -4,7 +4,7 @@ import { hasGrant } from '../../../platform/auth/auth-user';
 import { Authenticator } from '../../../platform/auth/authenticator';
 import { EventBus, type Unsubscribe } from '../../../platform/pubsub/event-bus';
 import { subscriptionStream } from '../../../platform/pubsub/subscription-stream';
-import { forbidden } from '../../../shared/refusal';
+import { forbidden } from '../../../common/refusal';
 import { TokensService } from '../../auth';
 import { progressTopic, RunsService, type ProgressEvent } from '../../runs';
 import type { ConversationStatus } from '../core/conversation-status';

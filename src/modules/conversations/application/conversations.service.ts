@@ -6,8 +6,8 @@ import { APP_CONFIG } from '../../../config/config.module';
 import type { AuthUser } from '../../../platform/auth/auth-user';
 import { RequestContext } from '../../../platform/auth/request-context';
 import { TransactionRunner } from '../../../platform/database/transaction-runner';
-import { parseSerialId, parseUuid } from '../../../shared/ids';
-import { badInput, forbidden, notFound, Refusal } from '../../../shared/refusal';
+import { parseSerialId, parseUuid } from '../../../common/ids';
+import { badInput, forbidden, notFound, Refusal } from '../../../common/refusal';
 import { DecisionsService, type DecideCommand } from '../../approvals';
 import { ConfigurationsService, type ChatSetup, type ConfigurationView } from '../../configurations';
 import {
@@ -70,7 +70,7 @@ interface ViewContext {
 }
 
 /**
- * The chat (design/40-conversations-skills.md): conversations about a page in a language,
+ * The chat (docs/chat-and-skills.md): conversations about a page in a language,
  * with a skill; each turn is a QUEUED run of the chat configuration carried by a worker;
  * decisions on the run the conversation waits on go the durable path. Every refusal comes
  * before anything is written, and every status change is a conditional UPDATE.

@@ -1,4 +1,4 @@
-/** A conversation's status (design/40-conversations-skills.md "Conversation status"). */
+/** A conversation's status (docs/chat-and-skills.md "Conversation status"). */
 export const CONVERSATION_STATUSES = [
   'IDLE',
   'PROCESSING',

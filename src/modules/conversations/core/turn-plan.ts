@@ -1,5 +1,5 @@
 /**
- * How a conversation's skill reaches the next turn (design/40-conversations-skills.md "How a
+ * How a conversation's skill reaches the next turn (docs/chat-and-skills.md "How a
  * skill reaches a run"). Pure: the caller reads the catalogue fresh for every turn.
  */
 

@@ -13,7 +13,7 @@ import {
   type WrittenRecord,
 } from '../../../agent';
 import type { AuthUser } from '../../../platform/auth/auth-user';
-import { isRefusal } from '../../../shared/refusal';
+import { isRefusal } from '../../../common/refusal';
 import type { EntityManager } from 'typeorm';
 import type { PagesService } from '../../content';
 

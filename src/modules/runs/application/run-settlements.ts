@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { ErrorCode } from '../../../shared/error-codes';
+import type { ErrorCode } from '../../../common/error-codes';
 import type { RunStatus } from '../core/run-status';
 
 /** A run stopped moving: it settled, paused, or a recorded decision was handed back. */

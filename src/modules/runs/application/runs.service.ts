@@ -11,8 +11,8 @@ import type { EntityManager } from 'typeorm';
 import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
 import { RequestContext } from '../../../platform/auth/request-context';
-import { parseSerialId, parseUuid } from '../../../shared/ids';
-import { forbidden, notFound, Refusal } from '../../../shared/refusal';
+import { parseSerialId, parseUuid } from '../../../common/ids';
+import { forbidden, notFound, Refusal } from '../../../common/refusal';
 import { clampMaxIterations, ConfigurationsService, type ConfigurationView } from '../../configurations';
 import {
   resolveProcess,
@@ -41,7 +41,7 @@ export interface StartRunCommand {
   readonly workspaceId?: number | null;
 }
 
-/** One chat turn as a queued run (design/40-conversations-skills.md). */
+/** One chat turn as a queued run (docs/chat-and-skills.md). */
 export interface TurnCommand {
   readonly owner: AuthUser;
   /** The chat configuration, already checked (active, usable). */

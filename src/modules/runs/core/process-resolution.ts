@@ -1,5 +1,5 @@
 /**
- * How a chat turn's run finds the process (a process skill, design/40-conversations-skills.md)
+ * How a chat turn's run finds the process (a process skill, docs/chat-and-skills.md)
  * it carries: a new invocation starts one; otherwise the predecessor's pin is passed on, or
  * the process is dropped for a stated reason. Pure: the caller loads the predecessor.
  */

@@ -1,6 +1,6 @@
 import type { AuthUser } from '../../../platform/auth/auth-user';
 
-/** What a user may do with one run (design/20-decisions.md "Who may decide"). */
+/** What a user may do with one run (docs/decisions.md "Who may decide"). */
 export interface RunAccess {
   /** Read the run's detail: its steps, its answer, the pending calls' arguments. */
   readonly detail: boolean;

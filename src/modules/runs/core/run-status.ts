@@ -1,4 +1,4 @@
-/** The states of a run (design/10-runs.md). */
+/** The states of a run (docs/run-lifecycle.md). */
 export const RUN_STATUSES = [
   'QUEUED',
   'RUNNING',

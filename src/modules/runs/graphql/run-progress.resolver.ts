@@ -31,7 +31,7 @@ export class RunProgressResolver {
 
   @Subscription(() => RunProgressEventModel, {
     description:
-      'Count-only progress of one run. First event: the current state (a snapshot); open while the run waits; last: SETTLED once it stops moving (design/30-streaming.md).',
+      'Count-only progress of one run. First event: the current state (a snapshot); open while the run waits; last: SETTLED once it stops moving (docs/streaming.md).',
     resolve: (e: ProgressEvent): RunProgressEventModel => ({
       kind: e.kind as RunProgressKindEnum,
       runId: e.runId,

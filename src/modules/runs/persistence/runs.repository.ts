@@ -66,7 +66,7 @@ const CLEAR_LEASE = 'claimed_by = NULL, lease_token = NULL, lease_expires_at = N
 
 /**
  * Every run transition as ONE conditional UPDATE that counts only when exactly one row
- * changed (design/10-runs.md). Writes of an executing segment carry the lease token
+ * changed (docs/run-lifecycle.md). Writes of an executing segment carry the lease token
  * (fencing): a process whose lease was taken over commits nothing.
  */
 @Injectable()

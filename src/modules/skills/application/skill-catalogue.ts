@@ -3,7 +3,7 @@ import { buildCatalogue, CatalogueEntry } from '../core/skill';
 import { SkillsRepository } from '../persistence/skills.repository';
 
 /**
- * The skill catalogue of design/40-conversations-skills.md: the one place that decides which
+ * The skill catalogue of docs/chat-and-skills.md: the one place that decides which
  * skills a chat may offer and how they reach a run. It is read fresh for every use (no cache),
  * so a skill detached or disabled by an admin leaves the catalogue at the next turn.
  */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../../platform/auth/request-context';
 import { TransactionRunner } from '../../../platform/database/transaction-runner';
-import { forbidden } from '../../../shared/refusal';
+import { forbidden } from '../../../common/refusal';
 import { SkillView } from '../core/skill';
 import { SkillsRepository, SkillWrite } from '../persistence/skills.repository';
 

@@ -9,7 +9,7 @@ export interface SkillView {
   readonly enabled: boolean;
 }
 
-/** One entry of the skill catalogue (design/40-conversations-skills.md). */
+/** One entry of the skill catalogue (docs/chat-and-skills.md). */
 export interface CatalogueEntry {
   readonly identifier: string;
   /** The skill's name, or its identifier where the name is empty. */

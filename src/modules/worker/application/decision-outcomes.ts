@@ -7,7 +7,7 @@ import type { RunEntity } from '../../runs';
 export type OutcomeRecorder = (status: string, manager?: EntityManager) => Promise<void>;
 
 /**
- * Keeps a decision's outcome on record (design/20-decisions.md, "The decision record") when its
+ * Keeps a decision's outcome on record (docs/decisions.md, "The decision record") when its
  * continuation was cut off and someone else finished it: a run requeued past its first write
  * no longer holds the decision in its checkpoint, and a run the reaper fails never reaches the
  * continuation's own settle. The open decision of a run is its newest one that has neither an

@@ -10,7 +10,7 @@ import { WorkerHeartbeat } from './worker-heartbeat';
 export const RECONCILE_MAX_INTERVAL_SECONDS = 5;
 
 /**
- * The reconcile of an API-only instance (WORKER_ENABLED=false; design/20-decisions.md, "Two
+ * The reconcile of an API-only instance (WORKER_ENABLED=false; docs/decisions.md, "Two
  * paths, one claim"): while no worker is live, it picks up decisions recorded at least
  * DECISION_PICKUP_SECONDS ago (the same SKIP LOCKED claim a worker makes) and continues them
  * here, so no recorded decision waits forever for a worker that is gone.

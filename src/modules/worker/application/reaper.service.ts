@@ -17,7 +17,7 @@ export function reapedMessage(run: ReapedRun): string {
 }
 
 /**
- * Every REAPER_INTERVAL_SECONDS, takes the runs whose lease expired (design/10-runs.md): a run
+ * Every REAPER_INTERVAL_SECONDS, takes the runs whose lease expired (docs/run-lifecycle.md): a run
  * without a pending effect is requeued (the picker is woken to continue it at once), up to
  * three times, then failed RETRIES_EXHAUSTED; a run with a pending effect fails NOT_RETRYABLE.
  * The failures are published (TERMINAL ERROR and SETTLED) after their UPDATE committed.

@@ -11,7 +11,7 @@ export const HEARTBEAT_INTERVAL_MS = 10_000;
 export const HEARTBEAT_PRUNE_SECONDS = 86_400;
 
 /**
- * This process's presence as a worker (design/20-decisions.md, "Workers and their heartbeat"):
+ * This process's presence as a worker (docs/decisions.md, "Workers and their heartbeat"):
  * a `worker_heartbeat` row under a random hex id, written at `start`, refreshed every 10 s
  * until `stop`, which deletes it. A worker that dies leaves its row behind; it stops counting
  * as live once `last_seen` is older than WORKER_LIVENESS_SECONDS.

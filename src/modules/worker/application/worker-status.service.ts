@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
 import { RequestContext } from '../../../platform/auth/request-context';
-import { forbidden } from '../../../shared/refusal';
+import { forbidden } from '../../../common/refusal';
 import { RunsRepository } from '../../runs';
 import { healthProblems, WorkerFigures } from '../core/worker-health';
 import { WorkBacklogRepository } from '../persistence/work-backlog.repository';

@@ -1,6 +1,6 @@
 /**
  * The one registry of error codes a client can see in `extensions.code`: exactly the
- * contract's `ErrorCode` enum (shared/api/contract.graphql). A unit test snapshots it.
+ * schema's `ErrorCode` enum (generated into schema.gql; a unit test compares the two).
  */
 export const ERROR_CODES = [
   'UNAUTHENTICATED',
