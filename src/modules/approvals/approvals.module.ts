@@ -3,7 +3,7 @@ import { AuthModule } from '../auth';
 import { ConfigurationsModule } from '../configurations';
 import { ContentModule } from '../content';
 import { RunsModule } from '../runs';
-import { CancelledDecisions } from './application/cancelled-decisions';
+import { DecisionBookkeeping } from './application/decision-bookkeeping';
 import { DeciderGate } from './application/decider-gate';
 import { DecisionsService } from './application/decisions.service';
 import { InboxService } from './application/inbox.service';
@@ -19,7 +19,7 @@ import { DecisionsRepository } from './persistence/decisions.repository';
     DeciderGate,
     DecisionsService,
     RecordedDecisions,
-    CancelledDecisions,
+    DecisionBookkeeping,
     InboxService,
     DecisionsResolver,
     InboxChangedResolver,

@@ -10,6 +10,7 @@ import { RunProgressResolver } from './graphql/run-progress.resolver';
 import { RunsService } from './application/runs.service';
 import { StateVault } from './application/state-vault';
 import { RunSettlements } from './application/run-settlements';
+import { RunSettler } from './application/run-settler';
 import { WorkSignal } from './application/work-signal';
 import { RunEventsResolver } from './graphql/run-events.resolver';
 import { RunsResolver } from './graphql/runs.resolver';
@@ -20,6 +21,7 @@ import { RunsRepository } from './persistence/runs.repository';
   providers: [
     RunsRepository,
     RunSettlements,
+    RunSettler,
     StateVault,
     WorkSignal,
     RunEventsPublisher,
@@ -33,6 +35,7 @@ import { RunsRepository } from './persistence/runs.repository';
   ],
   exports: [
     RunSettlements,
+    RunSettler,
     RunsService,
     RunsRepository,
     RunExecutor,

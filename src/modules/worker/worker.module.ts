@@ -2,7 +2,6 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { ApprovalsModule } from '../approvals';
 import { ConfigurationsModule } from '../configurations';
 import { RunsModule } from '../runs';
-import { DecisionOutcomes } from './application/decision-outcomes';
 import { DecisionReconciler } from './application/decision-reconciler';
 import { QueuedRunPicker } from './application/queued-run-picker';
 import { ReaperService } from './application/reaper.service';
@@ -25,7 +24,6 @@ import { WorkerHeartbeatRepository } from './persistence/worker-heartbeat.reposi
   providers: [
     WorkerHeartbeatRepository,
     WorkBacklogRepository,
-    DecisionOutcomes,
     WorkerHeartbeat,
     QueuedRunPicker,
     ReaperService,

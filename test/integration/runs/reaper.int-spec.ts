@@ -1,13 +1,19 @@
 import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../../../src/config/app-config';
-import { RunEventsPublisher } from '../../../src/modules/runs/application/run-events';
-import { RunSettlements } from '../../../src/modules/runs/application/run-settlements';
 import type { ReapedRun } from '../../../src/modules/runs/persistence/runs.repository';
 import { QueuedRunPicker, ReaperService, reapedMessage } from '../../../src/modules/worker';
-import type { EventBus } from '../../../src/platform/pubsub/event-bus';
 import { createTestDatabase, openDataSource, TestDatabase } from '../../support/test-database';
-import { expireLease, LEASE_SECONDS, rowOf, runningRun, RunsKit, runsKit, step } from './runs-support';
+import {
+  expireLease,
+  LEASE_SECONDS,
+  rowOf,
+  runningRun,
+  RunsKit,
+  runsKit,
+  step,
+  settlerFor,
+} from './runs-support';
 
 /** The reaper (docs/run-lifecycle.md): expired leases are requeued, or failed when retrying is unsafe or exhausted. */
 describe('the reaper on a real database', () => {
@@ -33,7 +39,7 @@ describe('the reaper on a real database', () => {
     await kit.repository.appendStep(lease, step(1), LEASE_SECONDS);
     const checkpoint = (await rowOf(ds, lease.runId)).checkpoint;
     await expireLease(ds, lease.runId);
-    expect(byId(await kit.repository.reapExpired(), lease.runId)).toEqual({
+    expect(byId(await kit.repository.reapExpired(100), lease.runId)).toMatchObject({
       id: lease.runId,
       status: 'QUEUED',
       terminationReason: null,
@@ -53,7 +59,7 @@ describe('the reaper on a real database', () => {
 
   it('leaves runs whose lease has not expired alone', async () => {
     const lease = await runningRun(kit);
-    expect(byId(await kit.repository.reapExpired(), lease.runId)).toBeUndefined();
+    expect(byId(await kit.repository.reapExpired(100), lease.runId)).toBeUndefined();
     expect(await rowOf(ds, lease.runId)).toMatchObject({
       status: 'RUNNING',
       lease_token: lease.token,
@@ -65,7 +71,7 @@ describe('the reaper on a real database', () => {
     const lease = await runningRun(kit);
     await ds.query('UPDATE run SET requeue_count = 3 WHERE id = $1', [lease.runId]);
     await expireLease(ds, lease.runId);
-    expect(byId(await kit.repository.reapExpired(), lease.runId)).toEqual({
+    expect(byId(await kit.repository.reapExpired(100), lease.runId)).toMatchObject({
       id: lease.runId,
       status: 'FAILED',
       terminationReason: 'RETRIES_EXHAUSTED',
@@ -88,7 +94,7 @@ describe('the reaper on a real database', () => {
     const outcomes: string[] = [];
     for (let i = 0; i < 4; i++) {
       await expireLease(ds, lease.runId);
-      outcomes.push(byId(await kit.repository.reapExpired(), lease.runId)!.status);
+      outcomes.push(byId(await kit.repository.reapExpired(100), lease.runId)!.status);
       const [claim] = await kit.repository.claimQueued('worker:int:again', LEASE_SECONDS, 10);
       if (i < 3) expect(claim?.run.id).toBe(lease.runId);
       else expect(claim).toBeUndefined();
@@ -107,7 +113,7 @@ describe('the reaper on a real database', () => {
     );
     expect(await ds.transaction((manager) => kit.repository.markEffectApplied(lease, manager))).toBe(true);
     await expireLease(ds, lease.runId);
-    expect(byId(await kit.repository.reapExpired(), lease.runId)).toEqual({
+    expect(byId(await kit.repository.reapExpired(100), lease.runId)).toMatchObject({
       id: lease.runId,
       status: 'FAILED',
       terminationReason: 'NOT_RETRYABLE',
@@ -136,7 +142,7 @@ describe('the reaper on a real database', () => {
       })
       .catch(() => undefined);
     await expireLease(ds, lease.runId);
-    expect(byId(await kit.repository.reapExpired(), lease.runId)).toEqual({
+    expect(byId(await kit.repository.reapExpired(100), lease.runId)).toMatchObject({
       id: lease.runId,
       status: 'QUEUED',
       terminationReason: null,
@@ -169,11 +175,12 @@ describe('the reaper on a real database', () => {
     let wakes = 0;
     const picker = { wake: () => void (wakes += 1) };
     const reaper = new ReaperService(
-      kit.repository,
-      new RunEventsPublisher(bus as unknown as EventBus),
+      settlerFor(kit, bus),
       picker as unknown as QueuedRunPicker,
-      new RunSettlements(),
-      { reaperIntervalSeconds: 60, workerEnabled: false } as AppConfig,
+      {
+        reaperIntervalSeconds: 60,
+        workerEnabled: false,
+      } as AppConfig,
     );
     const requeued = await runningRun(kit);
     const failed = await runningRun(kit);
@@ -193,7 +200,7 @@ describe('the reaper on a real database', () => {
           type: 'TERMINAL',
           runId: failed.runId,
           outcome: 'ERROR',
-          error: reapedMessage({ id: failed.runId, status: 'FAILED', terminationReason: 'NOT_RETRYABLE' }),
+          error: reapedMessage({ terminationReason: 'NOT_RETRYABLE' }),
         },
       },
       {

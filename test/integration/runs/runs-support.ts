@@ -4,6 +4,11 @@ import { DataSource } from 'typeorm';
 import type { SuspendedState } from '../../../src/agent';
 import type { AppConfig } from '../../../src/config/app-config';
 import { StateVault } from '../../../src/modules/runs/application/state-vault';
+import { RunEventsPublisher } from '../../../src/modules/runs/application/run-events';
+import { RunSettlements } from '../../../src/modules/runs/application/run-settlements';
+import { RunSettler } from '../../../src/modules/runs/application/run-settler';
+import { TransactionRunner } from '../../../src/platform/database/transaction-runner';
+import type { EventBus } from '../../../src/platform/pubsub/event-bus';
 import type { Checkpoint } from '../../../src/modules/runs/core/checkpoint';
 import { Lease, RunsRepository, StoredStep } from '../../../src/modules/runs/persistence/runs.repository';
 import { TEST_STATE_KEY } from '../../support/test-env';
@@ -155,4 +160,18 @@ export async function race<T>(n: number, call: (i: number) => Promise<T>): Promi
   });
   release();
   return Promise.all(calls);
+}
+
+/** The one settler, wired by hand on the kit's data source, publishing to `bus`. */
+export function settlerFor(
+  kit: RunsKit,
+  bus: Pick<EventBus, 'publish'>,
+  settlements = new RunSettlements(),
+): RunSettler {
+  return new RunSettler(
+    kit.repository,
+    settlements,
+    new RunEventsPublisher(bus as EventBus),
+    new TransactionRunner(kit.ds),
+  );
 }

@@ -4,16 +4,14 @@ import { DataSource } from 'typeorm';
 import { StateUnreadableError } from '../../../src/agent';
 import type { AppConfig } from '../../../src/config/app-config';
 import type { ConfigurationsService } from '../../../src/modules/configurations';
-import { RunEventsPublisher } from '../../../src/modules/runs/application/run-events';
 import type { RunExecutor } from '../../../src/modules/runs/application/run-executor';
 import { StateVault } from '../../../src/modules/runs/application/state-vault';
 import type { Checkpoint } from '../../../src/modules/runs/core/checkpoint';
 import { RecordedDecisions } from '../../../src/modules/approvals';
 import { QueuedRunPicker } from '../../../src/modules/worker';
 import { UNREADABLE_CHECKPOINT_MESSAGE } from '../../../src/modules/worker/core/pickup.policy';
-import type { EventBus } from '../../../src/platform/pubsub/event-bus';
 import { createTestDatabase, openDataSource, TestDatabase } from '../../support/test-database';
-import { pausedState, queuedRun, rowOf, RunsKit, runsKit } from './runs-support';
+import { pausedState, queuedRun, rowOf, RunsKit, runsKit, settlerFor } from './runs-support';
 
 /** Replaces one character of the ciphertext (the 4th part of `v1.iv.tag.body`) with another. */
 function tamper(sealed: string): string {
@@ -89,9 +87,7 @@ describe('encrypted run state on a real database', () => {
         launch: (s: { run: { id: string } }) => launched.push(s.run.id),
         activeCount: () => 0,
       } as unknown as RunExecutor,
-      new RunEventsPublisher({
-        publish: (_t: string, p: unknown) => Promise.resolve(void published.push(p)),
-      } as unknown as EventBus),
+      settlerFor(kit, { publish: (_t: string, p: unknown) => Promise.resolve(void published.push(p)) }),
       { getById: () => Promise.reject(new Error('not reached')) } as unknown as ConfigurationsService,
       { workerConcurrency: 4, runLeaseSeconds: 60, workerEnabled: false } as AppConfig,
       { pickUp: () => Promise.resolve(0) } as unknown as RecordedDecisions,

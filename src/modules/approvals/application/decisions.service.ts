@@ -25,7 +25,7 @@ import {
   WorkSignal,
   RunEventsPublisher,
   RunExecutor,
-  RunSettlements,
+  RunSettler,
   RunsRepository,
   StateVault,
   runAccess,
@@ -85,7 +85,7 @@ export class DecisionsService {
     private readonly events: RunEventsPublisher,
     private readonly transactions: TransactionRunner,
     private readonly signal: WorkSignal,
-    private readonly settlements: RunSettlements,
+    private readonly settler: RunSettler,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -230,19 +230,14 @@ export class DecisionsService {
     });
     if (!verdict) return;
     if (verdict.failRun) {
-      const failed = await this.runs.settleFrom(run.id, [run.status as 'WAITING_FOR_APPROVAL'], {
-        status: 'FAILED',
-        reason: 'APPROVAL_DENIED',
-        errorMessage: 'Stopped: the configuration now requires a second approver',
-      });
-      if (failed) {
-        await this.settlements.notify({ runId: run.id, status: 'FAILED', errorMessage: failed.errorMessage });
-        await this.events.settled(
-          { type: 'TERMINAL', runId: run.id, outcome: 'ERROR', error: failed.errorMessage },
-          { stepCount: failed.stepCount, status: 'FAILED', turn: failed.turn },
-        );
-        await this.events.inboxChanged(run.id);
-      }
+      await this.settler.settle(
+        { runId: run.id, from: [run.status as 'WAITING_FOR_APPROVAL'] },
+        {
+          kind: 'FAILED',
+          reason: 'APPROVAL_DENIED',
+          message: 'Stopped: the configuration now requires a second approver',
+        },
+      );
     }
     throw verdict.refusal;
   }
@@ -434,7 +429,6 @@ export class DecisionsService {
         decision: this.agentDecision(ctx.viewer, command),
         decisionId,
       },
-      onSettled: (status, manager) => this.decisions.setOutcome(decisionId, status, manager),
     });
   }
 }

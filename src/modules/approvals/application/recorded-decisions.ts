@@ -2,14 +2,13 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { decisionStep, digestsEqual, type PendingTurn, type Step } from '../../../agent';
 import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
-import { TransactionRunner } from '../../../platform/database/transaction-runner';
 import type { ErrorCode } from '../../../common/error-codes';
 import { PrincipalsService } from '../../auth';
 import { ConfigurationsService, type ConfigurationView } from '../../configurations';
 import {
   RunEventsPublisher,
   RunExecutor,
-  RunSettlements,
+  RunSettler,
   RunsRepository,
   StateVault,
   type Checkpoint,
@@ -40,8 +39,7 @@ export class RecordedDecisions {
     private readonly vault: StateVault,
     private readonly executor: RunExecutor,
     private readonly events: RunEventsPublisher,
-    private readonly settlements: RunSettlements,
-    private readonly transactions: TransactionRunner,
+    private readonly settler: RunSettler,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -83,7 +81,7 @@ export class RecordedDecisions {
     const configuration = await this.configurations.getById(run.configurationId);
     const refusal = await this.refusal(run.turnDigest, checkpoint, decision, configuration);
     if (refusal) {
-      await this.handBack(claimed, checkpoint, refusal, decision);
+      await this.handBack(claimed, checkpoint, refusal);
       return;
     }
     await this.continueDecided(claimed, checkpoint, decision!, configuration);
@@ -105,7 +103,7 @@ export class RecordedDecisions {
     const configuration = await this.configurations.getById(claimed.run.configurationId);
     if (!(await this.decisions.hasDecisionStep(claimed.run.id, decision))) {
       const refusal = await this.refusal(claimed.run.turnDigest, checkpoint, decision, configuration);
-      if (refusal) return this.handBack(claimed, checkpoint, refusal, decision);
+      if (refusal) return this.handBack(claimed, checkpoint, refusal);
     }
     await this.continueDecided(claimed, checkpoint, decision, configuration);
   }
@@ -123,13 +121,7 @@ export class RecordedDecisions {
       await this.publishStep(run.id, step, sequence, run.turn);
     }
     const current = (await this.runs.findById(run.id)) ?? run;
-    this.executor.launch({
-      lease,
-      run: current,
-      configuration,
-      checkpoint,
-      onSettled: (status, manager) => this.decisions.setOutcome(decision.id, status, manager),
-    });
+    this.executor.launch({ lease, run: current, configuration, checkpoint });
   }
 
   /** Checks 12-14 against the stored decision; the hand-back code, or null to go on. */
@@ -153,53 +145,28 @@ export class RecordedDecisions {
     return null;
   }
 
-  /** Releases the run to its waiting state with the paused state it had, and says why. */
-  private async handBack(
-    { run, lease }: ClaimedRun,
-    checkpoint: Decided,
-    code: ErrorCode,
-    decision: DecisionEntity | null,
-  ): Promise<void> {
+  /**
+   * Releases the run to its waiting state with the paused state it had, and says why; the
+   * decision is marked handed back in the same transaction (its turn is open again).
+   */
+  private async handBack({ run, lease }: ClaimedRun, checkpoint: Decided, code: ErrorCode): Promise<void> {
     const pending = checkpoint.state.pending as PendingTurn;
-    const waiting = pending.kind === 'APPROVAL' ? 'WAITING_FOR_APPROVAL' : 'WAITING_FOR_INPUT';
-    const sealed = this.vault.seal(run.id, { v: 1, kind: 'state', state: checkpoint.state });
-    // why: one transaction. Written one after the other, a process killed in between left the
-    // run waiting again while its decision still held the turn (unique per run and turn unless
-    // handed back), so every later decision on that turn was refused NOT_AUDITABLE.
-    const handedBack = await this.transactions.run(async ({ manager }) => {
-      if (!(await this.runs.handBack(lease, waiting, sealed, code, manager))) return false;
-      if (decision) await this.decisions.markHandedBack(decision.id, code, manager);
-      return true;
-    });
-    if (!handedBack) return;
-    this.logger.warn({ runId: run.id, code }, 'recorded decision handed back');
-    await this.settlements.notify({ runId: run.id, status: waiting, handBack: code });
-    await this.events.settled(
+    const handedBack = await this.settler.settle(
+      { lease },
       {
-        type: 'TERMINAL',
-        runId: run.id,
-        outcome: waiting === 'WAITING_FOR_APPROVAL' ? 'AWAITING_APPROVAL' : 'AWAITING_INPUT',
+        kind: 'HANDED_BACK',
+        status: pending.kind === 'APPROVAL' ? 'WAITING_FOR_APPROVAL' : 'WAITING_FOR_INPUT',
+        checkpoint: this.vault.seal(run.id, { v: 1, kind: 'state', state: checkpoint.state }),
         pending,
-        waitingSince: new Date().toISOString(),
+        code,
       },
-      { stepCount: run.stepCount, status: waiting, turn: run.turn },
     );
-    await this.events.inboxChanged(run.id);
+    if (handedBack) this.logger.warn({ runId: run.id, code }, 'recorded decision handed back');
   }
 
   /** A recorded decision whose state is gone cannot be handed back: the run fails. */
-  private async fail({ run, lease }: ClaimedRun, message: string): Promise<void> {
-    const written = await this.runs.settle(lease, {
-      status: 'FAILED',
-      reason: 'NOT_RETRYABLE',
-      errorMessage: message,
-    });
-    if (!written) return;
-    await this.settlements.notify({ runId: run.id, status: 'FAILED', errorMessage: message });
-    await this.events.settled(
-      { type: 'TERMINAL', runId: run.id, outcome: 'ERROR', error: message },
-      { stepCount: run.stepCount, status: 'FAILED', turn: run.turn },
-    );
+  private async fail({ lease }: ClaimedRun, message: string): Promise<void> {
+    await this.settler.settle({ lease }, { kind: 'FAILED', reason: 'NOT_RETRYABLE', message });
   }
 
   private async publishStep(runId: string, step: Step, sequence: number, turn: number): Promise<void> {

@@ -42,25 +42,24 @@ export class DecisionsRepository {
     return { ...decision, decidedAt, outcome: null, settledAt: null, handedBackCode: null };
   }
 
-  /** Records the status the continuation of a decision settled in (once). */
-  async setOutcome(decisionId: string, status: string, manager?: EntityManager): Promise<void> {
-    await this.m(manager).query(
-      'UPDATE decision SET outcome = $2, settled_at = now() WHERE id = $1 AND outcome IS NULL',
-      [decisionId, status],
+  /** The open decision of a run (no outcome, not handed back; at most one): the newest such. */
+  private static readonly OPEN = `(SELECT id FROM decision WHERE run_id = $1 AND outcome IS NULL
+       AND handed_back_code IS NULL ORDER BY turn DESC, decided_at DESC LIMIT 1)`;
+
+  /** Records the status a run settled in as the outcome of its open decision, if it has one. */
+  async settleOpen(manager: EntityManager, runId: string, status: string): Promise<void> {
+    await manager.query(
+      `UPDATE decision SET outcome = $2, settled_at = now() WHERE id = ${DecisionsRepository.OPEN}`,
+      [runId, status],
     );
   }
 
-  /**
-   * Records `status` as the outcome of the decision a run was carrying out when it stopped for
-   * good without its continuation (a cancel): the run's decision on the turn it is at, if that
-   * one has no outcome and was not handed back.
-   */
-  async settleOpenOnCurrentTurn(runId: string, status: string): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE decision d SET outcome = $2, settled_at = now() FROM run r
-        WHERE d.run_id = $1 AND r.id = d.run_id AND d.turn = r.turn
-          AND d.outcome IS NULL AND d.handed_back_code IS NULL`,
-      [runId, status],
+  /** Marks the open decision of a run handed back by a worker; its turn is open again. */
+  async handBackOpen(manager: EntityManager, runId: string, code: string): Promise<void> {
+    await manager.query(
+      `UPDATE decision SET handed_back_code = $2, outcome = NULL, settled_at = now()
+        WHERE id = ${DecisionsRepository.OPEN}`,
+      [runId, code],
     );
   }
 
@@ -77,14 +76,6 @@ export class DecisionsRepository {
     );
     const row = rows[0];
     return !!row && row.steps >= row.decisions;
-  }
-
-  /** Marks a recorded decision that a worker handed back; its turn is open again. */
-  async markHandedBack(decisionId: string, code: string, manager?: EntityManager): Promise<void> {
-    await this.m(manager).query(
-      'UPDATE decision SET handed_back_code = $2, outcome = NULL, settled_at = now() WHERE id = $1',
-      [decisionId, code],
-    );
   }
 
   async listForRun(runId: string): Promise<DecisionEntity[]> {

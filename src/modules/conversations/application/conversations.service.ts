@@ -208,10 +208,11 @@ export class ConversationsService {
     const note = await this.contextNoteFor(user, view);
     const from = conversation.status as ConversationStatus;
     const current = conversation;
-    const result = await this.transactions.run(async ({ manager }) => {
+    const result = await this.transactions.run(async (tx) => {
+      const { manager } = tx;
       const notices: NewMessage[] = [];
       if (withdraw) {
-        if (!(await this.runs.withdrawWaiting(withdraw.id, manager))) throw busy();
+        if (!(await this.runs.withdrawWaiting(tx, withdraw.id))) throw busy();
         notices.push(this.notice(current.id, 'PROPOSAL_WITHDRAWN', {}, withdraw.id));
       }
       const history = await this.repository.historyOf(current.id, HISTORY_MESSAGES, manager);
@@ -260,7 +261,6 @@ export class ConversationsService {
       }
       return { conversation: claimed, messages: await this.repository.insertMessages(messages, manager) };
     });
-    if (withdraw) await this.runs.announceCancelled(withdraw.id);
     await this.events.changed(result.conversation, result.messages);
     await this.runs.wakeWorkers();
     return result.conversation;

@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { hostname } from 'node:os';
-import type { EntityManager } from 'typeorm';
 import {
   createDefaultToolRegistry,
   createProvider,
@@ -27,7 +26,7 @@ import { Lease, RunsRepository } from '../persistence/runs.repository';
 import type { RunEntity } from '../persistence/run.entity';
 import { OwnerContentPort } from './content-port.adapter';
 import { RunEventsPublisher } from './run-events';
-import { RunSettlements } from './run-settlements';
+import { RunSettler } from './run-settler';
 import { StateVault } from './state-vault';
 
 /** One segment of a run to execute under a lease: a start, or a continuation of a decision. */
@@ -38,11 +37,6 @@ export interface Segment {
   readonly checkpoint: Checkpoint;
   /** Who decided, as the model is told, for a continuation. */
   readonly decision?: Decision;
-  /**
-   * Told the status the segment settled in (COMPLETED, FAILED, CANCELLED or WAITING_*); with a
-   * manager, inside the transaction that writes that status (both commit, or neither).
-   */
-  readonly onSettled?: (status: string, manager?: EntityManager) => Promise<void>;
 }
 
 interface Live {
@@ -71,7 +65,7 @@ export class RunExecutor implements OnApplicationShutdown {
     private readonly events: RunEventsPublisher,
     private readonly pages: PagesService,
     private readonly principals: PrincipalsService,
-    private readonly settlements: RunSettlements,
+    private readonly settler: RunSettler,
     private readonly transactions: TransactionRunner,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -128,15 +122,14 @@ export class RunExecutor implements OnApplicationShutdown {
       if (!owner) throw new Error(`run ${run.id}: owner ${run.ownerId} is gone`);
       const ports = this.ports(segment, owner, live, signal);
       const outcome = await this.play(segment, owner, ports);
-      const status = await this.finish(segment, outcome, live, signal);
-      if (status === 'CANCELLED') await segment.onSettled?.(status);
+      await this.finish(segment, outcome, signal);
     } catch (e) {
       if (e instanceof LeaseLostError) {
         this.logger.warn({ runId: run.id }, 'lease lost; this process stops the run here');
         return;
       }
       this.logger.error({ runId: run.id, err: e }, 'run segment failed');
-      if (await this.failOnFault(segment, live)) await segment.onSettled?.('FAILED');
+      await this.failOnFault(segment);
     } finally {
       clearInterval(heartbeat);
     }
@@ -232,13 +225,8 @@ export class RunExecutor implements OnApplicationShutdown {
     };
   }
 
-  /** Writes the outcome under the lease; the status written, or null when fenced out. */
-  private async finish(
-    segment: Segment,
-    outcome: RunOutcome,
-    live: Live,
-    signal: AbortSignal,
-  ): Promise<string | null> {
+  /** Writes where the segment stopped under its lease (the settler); nothing when fenced out. */
+  private async finish(segment: Segment, outcome: RunOutcome, signal: AbortSignal): Promise<void> {
     const { run, lease, configuration } = segment;
     const counters = {
       iterations: outcome.iterations,
@@ -248,121 +236,54 @@ export class RunExecutor implements OnApplicationShutdown {
     const hadDecision =
       run.hadDecision || segment.decision !== undefined || segment.checkpoint.kind === 'decided';
     switch (outcome.kind) {
-      case 'completed': {
-        const answer = storedAnswer(configuration.privacyLevel, hadDecision, outcome.answer);
-        const written = await this.settleWith(segment, 'COMPLETED', (manager) =>
-          this.repository.settle(
-            lease,
-            {
-              status: 'COMPLETED',
-              reason: outcome.terminationReason,
-              truncated: outcome.truncated,
-              answer,
-              counters,
-            },
-            manager,
-          ),
+      case 'completed':
+        await this.settler.settle(
+          { lease },
+          {
+            kind: 'COMPLETED',
+            reason: outcome.terminationReason,
+            truncated: outcome.truncated,
+            storedAnswer: storedAnswer(configuration.privacyLevel, hadDecision, outcome.answer),
+            answer: outcome.answer,
+            counters,
+          },
         );
-        if (written) {
-          await this.settlements.notify({ runId: run.id, status: 'COMPLETED', answer: outcome.answer });
-          await this.events.settled(
-            { type: 'TERMINAL', runId: run.id, outcome: 'DONE', finalContent: outcome.answer },
-            { stepCount: live.stepCount, status: 'COMPLETED', turn: live.turn },
-          );
-        }
-        return written ? 'COMPLETED' : null;
-      }
-      case 'suspended': {
-        const status = outcome.pending.kind === 'APPROVAL' ? 'WAITING_FOR_APPROVAL' : 'WAITING_FOR_INPUT';
-        const checkpoint = this.vault.seal(run.id, { v: 1, kind: 'state', state: outcome.state });
-        const written = await this.settleWith(segment, status, (manager) =>
-          this.repository.suspend(
-            lease,
-            { status, checkpoint, turn: outcome.pending.turn, turnDigest: outcome.pending.digest, counters },
-            manager,
-          ),
+        return;
+      case 'suspended':
+        await this.settler.settle(
+          { lease },
+          {
+            kind: 'WAITING',
+            status: outcome.pending.kind === 'APPROVAL' ? 'WAITING_FOR_APPROVAL' : 'WAITING_FOR_INPUT',
+            checkpoint: this.vault.seal(run.id, { v: 1, kind: 'state', state: outcome.state }),
+            pending: outcome.pending,
+            counters,
+          },
         );
-        if (written) {
-          await this.settlements.notify({ runId: run.id, status });
-          live.turn = outcome.pending.turn;
-          await this.events.settled(
-            {
-              type: 'TERMINAL',
-              runId: run.id,
-              outcome: status === 'WAITING_FOR_APPROVAL' ? 'AWAITING_APPROVAL' : 'AWAITING_INPUT',
-              pending: outcome.pending,
-              waitingSince: new Date().toISOString(),
-            },
-            { stepCount: live.stepCount, status, turn: live.turn },
-          );
-          await this.events.inboxChanged(run.id);
-        }
-        return written ? status : null;
-      }
-      case 'failed': {
-        const written = await this.settleWith(segment, 'FAILED', (manager) =>
-          this.repository.settle(
-            lease,
-            { status: 'FAILED', reason: outcome.reason, errorMessage: outcome.message, counters },
-            manager,
-          ),
+        return;
+      case 'failed':
+        await this.settler.settle(
+          { lease },
+          { kind: 'FAILED', reason: outcome.reason, message: outcome.message, counters },
         );
-        if (written) {
-          await this.settlements.notify({ runId: run.id, status: 'FAILED', errorMessage: outcome.message });
-          await this.events.settled(
-            { type: 'TERMINAL', runId: run.id, outcome: 'ERROR', error: outcome.message },
-            { stepCount: live.stepCount, status: 'FAILED', turn: live.turn },
-          );
-        }
-        return written ? 'FAILED' : null;
-      }
+        return;
       case 'cancelled':
-        if (signal.reason === 'shutdown') {
-          await this.repository.requeue(lease);
-          return null;
-        }
-        // why: a cancel settled the run (and published) before the loop noticed it.
-        return 'CANCELLED';
+        // why: a segment stopped by the shutdown gives its run back to the queue; a cancel
+        // settled the run (and announced it) before the loop noticed.
+        if (signal.reason === 'shutdown') await this.repository.requeue(lease);
+        return;
     }
   }
 
-  /**
-   * Writes where a segment stopped and its decision's outcome (`onSettled`) in one transaction.
-   * why: written one after the other, a process killed in between left a finished run whose
-   * decision never got its outcome; the outcome is also on record before anyone hears the run settled.
-   */
-  private settleWith(
-    segment: Segment,
-    status: string,
-    write: (manager: EntityManager) => Promise<boolean>,
-  ): Promise<boolean> {
-    return this.transactions.run(async ({ manager }) => {
-      const written = await write(manager);
-      if (written) await segment.onSettled?.(status, manager);
-      return written;
-    });
-  }
-
   /** A fault (not a provider failure): the run fails rather than staying RUNNING. */
-  private async failOnFault(segment: Segment, live: Live): Promise<boolean> {
-    const message = 'The run stopped on an internal error';
+  private async failOnFault(segment: Segment): Promise<void> {
     try {
-      const written = await this.repository.settle(segment.lease, {
-        status: 'FAILED',
-        reason: 'NOT_RETRYABLE',
-        errorMessage: message,
-      });
-      if (written) {
-        await this.settlements.notify({ runId: segment.run.id, status: 'FAILED', errorMessage: message });
-        await this.events.settled(
-          { type: 'TERMINAL', runId: segment.run.id, outcome: 'ERROR', error: message },
-          { stepCount: live.stepCount, status: 'FAILED', turn: live.turn },
-        );
-      }
-      return written;
+      await this.settler.settle(
+        { lease: segment.lease },
+        { kind: 'FAILED', reason: 'NOT_RETRYABLE', message: 'The run stopped on an internal error' },
+      );
     } catch (e) {
       this.logger.error({ runId: segment.run.id, err: e }, 'could not fail the run; the reaper will');
-      return false;
     }
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import type { ErrorCode } from '../../../common/error-codes';
 import type { RunStatus } from '../core/run-status';
 
@@ -19,17 +20,37 @@ export interface RunSettlementListener {
 }
 
 /**
- * Lets other modules (the chat) follow runs without the runs module knowing them: a
- * listener registers at start-up and is awaited after every settle written in this process,
- * before the SETTLED event goes out. A listener's failure is logged, never the run's.
+ * Kept inside the transaction that settles a run whose continuation carried a decision: the
+ * decision's bookkeeping (its outcome, or its hand-back) commits with the run's new state or
+ * not at all. A failure here rolls the settle back.
+ */
+export interface DecisionBookkeeper {
+  settled(manager: EntityManager, event: RunSettled): Promise<void>;
+}
+
+/**
+ * Lets other modules follow runs without the runs module knowing them. The approvals module
+ * registers the one bookkeeper (inside the settle's transaction); listeners (the chat) register
+ * at start-up and are awaited after every settle committed in this process, before the SETTLED
+ * event goes out. A listener's failure is logged, never the run's.
  */
 @Injectable()
 export class RunSettlements {
   private readonly logger = new Logger(RunSettlements.name);
   private readonly listeners: RunSettlementListener[] = [];
+  private bookkeeper: DecisionBookkeeper | null = null;
 
   register(listener: RunSettlementListener): void {
     this.listeners.push(listener);
+  }
+
+  keepDecisionsWith(bookkeeper: DecisionBookkeeper): void {
+    this.bookkeeper = bookkeeper;
+  }
+
+  /** Inside the settle's transaction, for a run a decision continued. */
+  async keepDecision(manager: EntityManager, event: RunSettled): Promise<void> {
+    await this.bookkeeper?.settled(manager, event);
   }
 
   async notify(event: RunSettled): Promise<void> {

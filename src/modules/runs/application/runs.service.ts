@@ -30,7 +30,8 @@ import { RunEventsPublisher } from './run-events';
 import { WorkSignal } from './work-signal';
 import { choosePath, needsWorkerCount } from '../core/path-choice';
 import { StateVault } from './state-vault';
-import { RunSettlements } from './run-settlements';
+import { RunSettler } from './run-settler';
+import type { Tx } from '../../../platform/database/transaction-runner';
 
 export interface StartRunCommand {
   readonly configurationId: string;
@@ -98,7 +99,7 @@ export class RunsService {
     private readonly configurations: ConfigurationsService,
     private readonly pages: PagesService,
     private readonly signal: WorkSignal,
-    private readonly settlements: RunSettlements,
+    private readonly settler: RunSettler,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -215,22 +216,12 @@ export class RunsService {
 
   /**
    * Cancels a waiting run inside the caller's transaction, guarded on the waiting state (the
-   * chat withdrawing a proposal). False when the run was no longer waiting. Call
-   * `announceCancelled` after the commit.
+   * chat withdrawing a proposal); announced after that transaction commits. False when the
+   * run was no longer waiting.
    */
-  async withdrawWaiting(runId: string, manager: EntityManager): Promise<boolean> {
-    return this.repository.cancel(runId, ['WAITING_FOR_APPROVAL', 'WAITING_FOR_INPUT'], manager);
-  }
-
-  /** Publishes a cancel that committed (progress, trace, inbox). */
-  async announceCancelled(runId: string): Promise<void> {
-    const run = await this.repository.findById(runId);
-    if (!run) return;
-    await this.events.settled(
-      { type: 'TERMINAL', runId, outcome: 'CANCELLED' },
-      { stepCount: run.stepCount, status: 'CANCELLED', turn: run.turn },
-    );
-    await this.events.inboxChanged(runId);
+  async withdrawWaiting(tx: Tx, runId: string): Promise<boolean> {
+    const from = ['WAITING_FOR_APPROVAL', 'WAITING_FOR_INPUT'] as const;
+    return (await this.settler.settleIn(tx, { runId, from }, { kind: 'CANCELLED' })) !== null;
   }
 
   /** A run by id, no access check (the caller has done its own). */
@@ -274,18 +265,11 @@ export class RunsService {
     const run = await this.findRun(ctx, id);
     if (!run) throw notFound('Run not found');
     if (!runAccess(ctx.viewer, run).detail) throw forbidden('Only the run owner or an admin may cancel it');
-    if (!(await this.repository.cancel(run.id, CANCELLABLE_STATUSES))) {
+    if (!(await this.settler.settle({ runId: run.id, from: CANCELLABLE_STATUSES }, { kind: 'CANCELLED' }))) {
       throw new Refusal('RUN_NOT_WAITING', 'The run has already stopped');
     }
     this.executor.interrupt(run.id);
-    const cancelled = await this.requireRow(run.id);
-    await this.settlements.notify({ runId: run.id, status: 'CANCELLED' });
-    await this.events.settled(
-      { type: 'TERMINAL', runId: run.id, outcome: 'CANCELLED' },
-      { stepCount: cancelled.stepCount, status: 'CANCELLED', turn: cancelled.turn },
-    );
-    await this.events.inboxChanged(run.id);
-    return cancelled;
+    return this.requireRow(run.id);
   }
 
   /** Steps need detail access (FORBIDDEN otherwise). */

@@ -56,13 +56,23 @@ export interface StoredStep {
   readonly payload: Record<string, unknown>;
 }
 
-export interface ReapedRun {
+export interface ReapedRun extends SettledRow {
   readonly id: string;
   readonly status: RunStatus;
   readonly terminationReason: TerminationReason | null;
 }
 
 const CLEAR_LEASE = 'claimed_by = NULL, lease_token = NULL, lease_expires_at = NULL';
+/** What a settling UPDATE hands back, so nobody reads the row again to announce it. */
+const SETTLED_ROW = 'RETURNING step_count, turn, had_decision';
+
+/** A run as a settling write left it. */
+export interface SettledRow {
+  readonly stepCount: number;
+  readonly turn: number;
+  /** Whether a decision ever continued the run (only then can one be waiting for its outcome). */
+  readonly hadDecision: boolean;
+}
 
 /**
  * Every run transition as ONE conditional UPDATE that counts only when exactly one row
@@ -261,11 +271,12 @@ export class RunsRepository {
     checkpoint: string,
     code: string,
     manager?: EntityManager,
-  ): Promise<boolean> {
-    return this.affectsOne(
+  ): Promise<SettledRow | null> {
+    return this.settledRow(
       `UPDATE run SET status = $3, checkpoint = $4, hand_back = jsonb_build_object('code', $5::text, 'at', now()),
               waiting_since = now(), recorded_at = NULL, pending_effect = NULL, ${CLEAR_LEASE}
-        WHERE id = $1 AND lease_token = $2 AND status = 'RUNNING'`,
+        WHERE id = $1 AND lease_token = $2 AND status = 'RUNNING'
+        ${SETTLED_ROW}`,
       [lease.runId, lease.token, to, checkpoint, code],
       manager,
     );
@@ -335,11 +346,12 @@ export class RunsRepository {
   }
 
   /** RUNNING -> WAITING_*: state written, claim and lease cleared. */
-  async suspend(lease: Lease, write: SuspendWrite, manager?: EntityManager): Promise<boolean> {
-    return this.affectsOne(
+  async suspend(lease: Lease, write: SuspendWrite, manager?: EntityManager): Promise<SettledRow | null> {
+    return this.settledRow(
       `UPDATE run SET status = $3, checkpoint = $4, turn = $5, turn_digest = $6, waiting_since = now(),
               iterations = $7, prompt_tokens = $8, completion_tokens = $9, pending_effect = NULL, ${CLEAR_LEASE}
-        WHERE id = $1 AND lease_token = $2 AND status = 'RUNNING'`,
+        WHERE id = $1 AND lease_token = $2 AND status = 'RUNNING'
+        ${SETTLED_ROW}`,
       [
         lease.runId,
         lease.token,
@@ -356,13 +368,14 @@ export class RunsRepository {
   }
 
   /** RUNNING -> terminal under the lease; clears state, claim and lease. */
-  async settle(lease: Lease, write: SettleWrite, manager?: EntityManager): Promise<boolean> {
-    return this.affectsOne(
+  async settle(lease: Lease, write: SettleWrite, manager?: EntityManager): Promise<SettledRow | null> {
+    return this.settledRow(
       `UPDATE run SET status = $3, termination_reason = $4, truncated = $5, answer = $6, error_message = $7,
               iterations = COALESCE($8, iterations), prompt_tokens = COALESCE($9, prompt_tokens),
               completion_tokens = COALESCE($10, completion_tokens),
               finished_at = now(), checkpoint = NULL, turn_digest = NULL, pending_effect = NULL, ${CLEAR_LEASE}
-        WHERE id = $1 AND lease_token = $2 AND status = 'RUNNING'`,
+        WHERE id = $1 AND lease_token = $2 AND status = 'RUNNING'
+        ${SETTLED_ROW}`,
       [
         lease.runId,
         lease.token,
@@ -385,15 +398,15 @@ export class RunsRepository {
     from: readonly RunStatus[],
     write: SettleWrite,
     manager?: EntityManager,
-  ): Promise<RunEntity | null> {
-    const result: unknown = await this.m(manager).query(
+  ): Promise<SettledRow | null> {
+    return this.settledRow(
       `UPDATE run SET status = $3, termination_reason = $4, error_message = $5, finished_at = now(),
               checkpoint = NULL, turn_digest = NULL, pending_effect = NULL, ${CLEAR_LEASE}
         WHERE id = $1 AND status = ANY($2::varchar[])
-        RETURNING id`,
+        ${SETTLED_ROW}`,
       [runId, from, write.status, write.reason, write.errorMessage ?? null],
+      manager,
     );
-    return returnedRows(result).length === 1 ? this.findById(runId, manager) : null;
   }
 
   /**
@@ -402,10 +415,10 @@ export class RunsRepository {
    * recorded: `pending_effect.applied`). A pending effect that never committed is cleared and
    * the run requeued: it continues from before that write, which it then carries out once.
    */
-  async reapExpired(limit = 100): Promise<ReapedRun[]> {
+  async reapExpired(limit: number, manager?: EntityManager): Promise<ReapedRun[]> {
     // why: MATERIALIZED runs the locking sub-select once; inlined, PostgreSQL may re-run it
     // per row and lock past the LIMIT.
-    const result: unknown = await this.dataSource.query(
+    const result: unknown = await this.m(manager).query(
       `WITH due AS MATERIALIZED (
          SELECT id FROM run WHERE status = 'RUNNING' AND lease_expires_at < now()
           ORDER BY lease_expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
@@ -427,23 +440,38 @@ export class RunsRepository {
            claimed_by = NULL, lease_token = NULL, lease_expires_at = NULL
          FROM due
          WHERE r.id = due.id AND r.status = 'RUNNING' AND r.lease_expires_at < now()
-         RETURNING r.id, r.status, r.termination_reason`,
+         RETURNING r.id, r.status, r.termination_reason, r.step_count, r.turn, r.had_decision`,
       [MAX_REQUEUES, limit],
     );
     const rows = returnedRows<{
       id: string;
       status: RunStatus;
       termination_reason: TerminationReason | null;
+      step_count: number;
+      turn: number;
+      had_decision: boolean;
     }>(result);
-    return rows.map((r) => ({ id: r.id, status: r.status, terminationReason: r.termination_reason }));
+    return rows.map((r) => ({
+      id: r.id,
+      status: r.status,
+      terminationReason: r.termination_reason,
+      stepCount: r.step_count,
+      turn: r.turn,
+      hadDecision: r.had_decision,
+    }));
   }
 
   /** Cancel: a settle to CANCELLED from QUEUED, RUNNING or WAITING_*; two cancels cannot both win. */
-  async cancel(runId: string, from: readonly RunStatus[], manager?: EntityManager): Promise<boolean> {
-    return this.affectsOne(
+  async cancel(
+    runId: string,
+    from: readonly RunStatus[],
+    manager?: EntityManager,
+  ): Promise<SettledRow | null> {
+    return this.settledRow(
       `UPDATE run SET status = 'CANCELLED', termination_reason = 'CANCELLED', finished_at = now(),
               checkpoint = NULL, turn_digest = NULL, pending_effect = NULL, ${CLEAR_LEASE}
-        WHERE id = $1 AND status = ANY($2::varchar[])`,
+        WHERE id = $1 AND status = ANY($2::varchar[])
+        ${SETTLED_ROW}`,
       [runId, from],
       manager,
     );
@@ -480,6 +508,19 @@ export class RunsRepository {
       .orderBy('s.sequence', 'ASC')
       .limit(limit)
       .getMany();
+  }
+
+  /** A settling UPDATE (RETURNING SETTLED_ROW): what it left, or null when it changed no row. */
+  private async settledRow(
+    sql: string,
+    params: unknown[],
+    manager?: EntityManager,
+  ): Promise<SettledRow | null> {
+    const rows = returnedRows<{ step_count: number; turn: number; had_decision: boolean }>(
+      await this.m(manager).query(sql, params),
+    );
+    const row = rows.length === 1 ? rows[0]! : null;
+    return row && { stepCount: row.step_count, turn: row.turn, hadDecision: row.had_decision };
   }
 
   /** Runs a statement and reports whether exactly one row changed. */

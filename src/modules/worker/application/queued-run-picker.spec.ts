@@ -3,9 +3,8 @@ import { StateUnreadableError } from '../../../agent';
 import type { AppConfig } from '../../../config/app-config';
 import type { ConfigurationsService } from '../../configurations';
 import type { RecordedDecisions } from '../../approvals';
-import type { ClaimedRun, RunEventsPublisher, RunExecutor, RunsRepository, StateVault } from '../../runs';
+import type { ClaimedRun, RunExecutor, RunSettler, RunsRepository, StateVault } from '../../runs';
 import { UNREADABLE_CHECKPOINT_MESSAGE } from '../core/pickup.policy';
-import type { DecisionOutcomes } from './decision-outcomes';
 import { QueuedRunPicker } from './queued-run-picker';
 
 function claimOf(id: string, checkpoint: string): ClaimedRun {
@@ -22,25 +21,24 @@ function claimOf(id: string, checkpoint: string): ClaimedRun {
 function setup(queue: ClaimedRun[], recorded: string[] = []) {
   const ends = new Map<string, () => void>();
   const launched: string[] = [];
-  const segments: Array<{ run: { id: string }; onSettled?: (status: string) => Promise<void> }> = [];
-  const settles: Array<{ runId: string; write: unknown }> = [];
-  const published: unknown[] = [];
+  const settles: Array<{ runId: string; settlement: unknown }> = [];
   const claims: number[] = [];
   const repository = {
     claimQueued: (_by: string, _lease: number, limit: number) => {
       claims.push(limit);
       return Promise.resolve(queue.splice(0, limit));
     },
-    settle: (lease: { runId: string }, write: unknown) => {
-      settles.push({ runId: lease.runId, write });
-      return Promise.resolve(true);
+  };
+  const settler = {
+    settle: (guard: { lease: { runId: string } }, settlement: unknown) => {
+      settles.push({ runId: guard.lease.runId, settlement });
+      return Promise.resolve({ stepCount: 2, turn: 0, hadDecision: false });
     },
   };
   const inFlight = new Map<string, Promise<void>>();
   const executor = {
-    launch: (segment: { run: { id: string }; onSettled?: (status: string) => Promise<void> }) => {
+    launch: (segment: { run: { id: string } }) => {
       launched.push(segment.run.id);
-      segments.push(segment);
       const id = segment.run.id;
       inFlight.set(
         id,
@@ -65,38 +63,24 @@ function setup(queue: ClaimedRun[], recorded: string[] = []) {
       return { v: 1, kind: 'start', prompt: 'Go' };
     },
   };
-  const events = { settled: (...args: unknown[]) => Promise.resolve(void published.push(args)) };
   const configurations = { getById: (id: number) => Promise.resolve({ id }) };
   const config = { workerConcurrency: 2, runLeaseSeconds: 60, workerEnabled: false } as AppConfig;
-  const outcomesRecorded: Array<[string, string]> = [];
-  const outcomes = {
-    recorderFor: (run: { id: string; hadDecision: boolean }) =>
-      Promise.resolve(
-        run.hadDecision
-          ? (status: string) => Promise.resolve(void outcomesRecorded.push([run.id, status]))
-          : null,
-      ),
-  };
   const picker = new QueuedRunPicker(
     repository as unknown as RunsRepository,
     vault as unknown as StateVault,
     executor as unknown as RunExecutor,
-    events as unknown as RunEventsPublisher,
+    settler as unknown as RunSettler,
     configurations as unknown as ConfigurationsService,
     config,
     decisions as unknown as RecordedDecisions,
-    outcomes as unknown as DecisionOutcomes,
   );
   return {
     picker,
     ends,
     launched,
-    segments,
     settles,
-    published,
     claims,
     pickups,
-    recorded: outcomesRecorded,
   };
 }
 
@@ -151,36 +135,16 @@ describe('QueuedRunPicker', () => {
     expect(f.launched).toEqual(['q1']);
   });
 
-  it('fails a run whose checkpoint cannot be read, under its lease, and publishes it', async () => {
+  it('fails a run whose checkpoint cannot be read, through the settler under its lease', async () => {
     const f = setup([claimOf('x', 'garbage')]);
     await f.picker.pickOnce();
     expect(f.launched).toEqual([]);
     expect(f.settles).toEqual([
       {
         runId: 'x',
-        write: { status: 'FAILED', reason: 'NOT_RETRYABLE', errorMessage: UNREADABLE_CHECKPOINT_MESSAGE },
+        settlement: { kind: 'FAILED', reason: 'NOT_RETRYABLE', message: UNREADABLE_CHECKPOINT_MESSAGE },
       },
     ]);
-    expect(f.published).toEqual([
-      [
-        { type: 'TERMINAL', runId: 'x', outcome: 'ERROR', error: UNREADABLE_CHECKPOINT_MESSAGE },
-        { stepCount: 2, status: 'FAILED', turn: 0 },
-      ],
-    ]);
     expect(f.picker.running).toBe(0);
-  });
-
-  it('records the open decision of a run requeued past its first write when the run settles', async () => {
-    const decided = claimOf('d', 'sealed');
-    const plain = claimOf('p', 'sealed');
-    const f = setup([
-      { ...decided, run: { ...decided.run, hadDecision: true } },
-      { ...plain, run: { ...plain.run, hadDecision: false } },
-    ]);
-    await f.picker.pickOnce();
-    expect(f.launched).toEqual(['d', 'p']);
-    expect(f.segments[1]!.onSettled).toBeUndefined();
-    await f.segments[0]!.onSettled!('COMPLETED');
-    expect(f.recorded).toEqual([['d', 'COMPLETED']]);
   });
 });

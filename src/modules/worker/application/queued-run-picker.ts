@@ -6,15 +6,14 @@ import { APP_CONFIG } from '../../../config/config.module';
 import { RecordedDecisions } from '../../approvals';
 import { ConfigurationsService } from '../../configurations';
 import {
-  RunEventsPublisher,
   RunExecutor,
+  RunSettler,
   RunsRepository,
   StateVault,
   type Checkpoint,
   type ClaimedRun,
 } from '../../runs';
 import { pickupPlan, UNREADABLE_CHECKPOINT_MESSAGE } from '../core/pickup.policy';
-import { DecisionOutcomes } from './decision-outcomes';
 import { PeriodicTask } from './periodic-task';
 
 /** The fallback poll; `wake()` starts a pass at once. */
@@ -41,12 +40,10 @@ export class QueuedRunPicker {
     private readonly repository: RunsRepository,
     private readonly vault: StateVault,
     private readonly executor: RunExecutor,
-    private readonly events: RunEventsPublisher,
+    private readonly settler: RunSettler,
     private readonly configurations: ConfigurationsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly decisions: RecordedDecisions,
-    // why: optional only for tests that build the picker by hand; Nest always provides it.
-    private readonly outcomes?: DecisionOutcomes,
   ) {
     this.task = new PeriodicTask(
       PICKUP_POLL_MS,
@@ -126,9 +123,8 @@ export class QueuedRunPicker {
     } else {
       const configuration = await this.configurations.getById(run.configurationId);
       // why: a decision whose continuation was cut off past its first write is finished from a
-      // plain checkpoint here; its outcome is still recorded when the run settles.
-      const onSettled = await this.outcomes?.recorderFor(run);
-      this.executor.launch({ lease, run, configuration, checkpoint, ...(onSettled ? { onSettled } : {}) });
+      // plain checkpoint here; the settler still records its outcome when the run settles.
+      this.executor.launch({ lease, run, configuration, checkpoint });
     }
     // why: `settled` reads the executor's in-flight entry synchronously, so this is the
     // segment just launched even if an older segment of the same run is still winding down.
@@ -145,18 +141,12 @@ export class QueuedRunPicker {
     this.active.set(token, tracked);
   }
 
-  /** Settles a claimed run FAILED / NOT_RETRYABLE under its lease, then publishes it. */
+  /** Settles a claimed run FAILED / NOT_RETRYABLE under its lease. */
   private async fail({ lease, run }: ClaimedRun, message: string): Promise<void> {
-    const written = await this.repository.settle(lease, {
-      status: 'FAILED',
-      reason: 'NOT_RETRYABLE',
-      errorMessage: message,
-    });
-    if (!written) return;
-    this.logger.warn({ runId: run.id }, `claimed run failed: ${message}`);
-    await this.events.settled(
-      { type: 'TERMINAL', runId: run.id, outcome: 'ERROR', error: message },
-      { stepCount: run.stepCount, status: 'FAILED', turn: run.turn },
+    const written = await this.settler.settle(
+      { lease },
+      { kind: 'FAILED', reason: 'NOT_RETRYABLE', message },
     );
+    if (written) this.logger.warn({ runId: run.id }, `claimed run failed: ${message}`);
   }
 }

@@ -1,8 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
-import { RunEventsPublisher, RunSettlements, RunsRepository, type ReapedRun } from '../../runs';
-import { DecisionOutcomes } from './decision-outcomes';
+import { RunSettler, type ReapedRun } from '../../runs';
 import { PeriodicTask } from './periodic-task';
 import { QueuedRunPicker } from './queued-run-picker';
 
@@ -10,7 +9,7 @@ import { QueuedRunPicker } from './queued-run-picker';
 export const REAP_BATCH = 100;
 
 /** What the trace tells of a run the reaper failed, by termination reason. */
-export function reapedMessage(run: ReapedRun): string {
+export function reapedMessage(run: Pick<ReapedRun, 'terminationReason'>): string {
   return run.terminationReason === 'NOT_RETRYABLE'
     ? 'The run stopped during a write and is not repeated: its process lost the lease'
     : 'The run was abandoned by its process too many times';
@@ -29,13 +28,9 @@ export class ReaperService {
   private readonly task: PeriodicTask;
 
   constructor(
-    private readonly repository: RunsRepository,
-    private readonly events: RunEventsPublisher,
+    private readonly settler: RunSettler,
     private readonly picker: QueuedRunPicker,
-    private readonly settlements: RunSettlements,
     @Inject(APP_CONFIG) config: AppConfig,
-    // why: optional only for tests that build the reaper by hand; Nest always provides it.
-    private readonly outcomes?: DecisionOutcomes,
   ) {
     this.task = new PeriodicTask(
       config.reaperIntervalSeconds * 1000,
@@ -54,33 +49,10 @@ export class ReaperService {
 
   /** One pass of the reaper; returns what it did to each run it took. */
   async reapOnce(): Promise<ReapedRun[]> {
-    const reaped = await this.repository.reapExpired(REAP_BATCH);
+    const reaped = await this.settler.reap(REAP_BATCH, reapedMessage);
     if (reaped.length === 0) return reaped;
     this.logger.warn({ runs: reaped }, `reaped ${reaped.length} run(s) with an expired lease`);
     if (reaped.some((r) => r.status === 'QUEUED')) this.picker.wake();
-    await this.publishFailures(reaped.filter((r) => r.status === 'FAILED'));
     return reaped;
-  }
-
-  private async publishFailures(failed: readonly ReapedRun[]): Promise<void> {
-    if (failed.length === 0) return;
-    const rows = new Map((await this.repository.findByIds(failed.map((r) => r.id))).map((r) => [r.id, r]));
-    for (const r of failed) {
-      // why: the decision's outcome is on record before anyone hears the run settled.
-      await this.outcomes
-        ?.settleOpen(r.id, 'FAILED')
-        .catch((err: unknown) =>
-          this.logger.warn({ runId: r.id, err }, 'could not record the decision outcome'),
-        );
-      await this.settlements.notify({ runId: r.id, status: 'FAILED', errorMessage: reapedMessage(r) });
-    }
-    await Promise.all(
-      failed.map((r) =>
-        this.events.settled(
-          { type: 'TERMINAL', runId: r.id, outcome: 'ERROR', error: reapedMessage(r) },
-          { stepCount: rows.get(r.id)?.stepCount ?? 0, status: 'FAILED', turn: rows.get(r.id)?.turn ?? 0 },
-        ),
-      ),
-    );
   }
 }

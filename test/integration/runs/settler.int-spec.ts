@@ -1,0 +1,139 @@
+import { Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { DecisionBookkeeping } from '../../../src/modules/approvals/application/decision-bookkeeping';
+import { DecisionsRepository } from '../../../src/modules/approvals/persistence/decisions.repository';
+import { RunSettlements, type RunSettled } from '../../../src/modules/runs/application/run-settlements';
+import type { RunSettler } from '../../../src/modules/runs/application/run-settler';
+import { TransactionRunner } from '../../../src/platform/database/transaction-runner';
+import { createTestDatabase, openDataSource, TestDatabase } from '../../support/test-database';
+import {
+  LEASE_SECONDS,
+  rowOf,
+  runningRun,
+  RunsKit,
+  runsKit,
+  settlerFor,
+  step,
+  waitingRun,
+} from './runs-support';
+
+/**
+ * The one settler (docs/architecture.md): the run's new state and its decision's bookkeeping
+ * commit together, and nobody hears of a settle whose transaction did not commit.
+ */
+describe('the run settler on a real database', () => {
+  let db: TestDatabase;
+  let ds: DataSource;
+  let kit: RunsKit;
+  let settler: RunSettler;
+  const published: Array<{ topic: string; payload: unknown }> = [];
+  const told: RunSettled[] = [];
+
+  beforeAll(async () => {
+    Logger.overrideLogger(false);
+    db = await createTestDatabase();
+    ds = await openDataSource(db);
+    kit = await runsKit(ds);
+    const settlements = new RunSettlements();
+    new DecisionBookkeeping(settlements, new DecisionsRepository(ds)).onModuleInit();
+    settlements.register({ onRunSettled: (e) => Promise.resolve(void told.push(e)) });
+    settler = settlerFor(
+      kit,
+      {
+        publish: (topic: string, payload: unknown) =>
+          Promise.resolve(void published.push({ topic, payload })),
+      },
+      settlements,
+    );
+  });
+  afterAll(async () => {
+    await ds?.destroy();
+    await db?.dispose();
+  });
+  beforeEach(() => {
+    published.length = 0;
+    told.length = 0;
+  });
+
+  /** A decision on the run's current turn, as a claim records it, and the run marked decided. */
+  async function decide(runId: string): Promise<string> {
+    const id = randomUUID();
+    const [{ turn }] = await ds.query<[{ turn: number }]>('SELECT turn FROM run WHERE id = $1', [runId]);
+    const [alice] = await ds.query<Array<{ id: number }>>(`SELECT id FROM app_user WHERE username = 'alice'`);
+    await ds.query(
+      `INSERT INTO decision (id, run_id, turn, kind, decided_by, turn_digest, path, fingerprint)
+       VALUES ($1, $2, $3, 'APPROVE', $4, $5, 'INLINE', 'f')`,
+      [id, runId, turn, alice!.id, 'a'.repeat(64)],
+    );
+    await ds.query('UPDATE run SET had_decision = true WHERE id = $1', [runId]);
+    return id;
+  }
+  const decisionRow = async (id: string) =>
+    (await ds.query<Array<Record<string, unknown>>>('SELECT * FROM decision WHERE id = $1', [id]))[0]!;
+
+  it("records the decision's outcome with the settle, then tells listeners and subscribers", async () => {
+    const lease = await runningRun(kit);
+    const decisionId = await decide(lease.runId);
+    await kit.repository.appendStep(lease, step(1), LEASE_SECONDS);
+    const row = await settler.settle({ lease }, { kind: 'FAILED', reason: 'NOT_RETRYABLE', message: 'boom' });
+    expect(row).toEqual({ stepCount: 1, turn: 0, hadDecision: true });
+    expect((await rowOf(ds, lease.runId)).status).toBe('FAILED');
+    expect((await decisionRow(decisionId)).outcome).toBe('FAILED');
+    expect(told).toEqual([{ runId: lease.runId, status: 'FAILED', errorMessage: 'boom' }]);
+    expect(published.map((p) => p.topic)).toEqual([
+      `run.trace.${lease.runId}`,
+      `run.progress.${lease.runId}`,
+    ]);
+  });
+
+  it('writes nothing and publishes nothing when the transaction it settles in rolls back', async () => {
+    const runId = await waitingRun(kit);
+    const decisionId = await decide(runId);
+    const rollback = new Error('rolled back on purpose');
+    await expect(
+      new TransactionRunner(ds).run(async (tx) => {
+        const row = await settler.settleIn(
+          tx,
+          { runId, from: ['WAITING_FOR_APPROVAL'] },
+          { kind: 'CANCELLED' },
+        );
+        expect(row).not.toBeNull();
+        throw rollback;
+      }),
+    ).rejects.toBe(rollback);
+    expect((await rowOf(ds, runId)).status).toBe('WAITING_FOR_APPROVAL');
+    expect((await decisionRow(decisionId)).outcome).toBeNull();
+    expect(published).toEqual([]);
+    expect(told).toEqual([]);
+  });
+
+  it('cancels a waiting run and its open decision in one commit, and the inbox hears of it', async () => {
+    const runId = await waitingRun(kit);
+    const decisionId = await decide(runId);
+    expect(
+      await settler.settle({ runId, from: ['WAITING_FOR_APPROVAL'] }, { kind: 'CANCELLED' }),
+    ).not.toBeNull();
+    expect((await decisionRow(decisionId)).outcome).toBe('CANCELLED');
+    expect(published.map((p) => p.topic)).toEqual([
+      `run.trace.${runId}`,
+      `run.progress.${runId}`,
+      'inbox.changed',
+    ]);
+    // a second cancel changes nothing and tells nobody
+    published.length = 0;
+    expect(await settler.settle({ runId, from: ['WAITING_FOR_APPROVAL'] }, { kind: 'CANCELLED' })).toBeNull();
+    expect(published).toEqual([]);
+  });
+
+  it('tells nobody when the lease was taken over (fenced out)', async () => {
+    const lease = await runningRun(kit);
+    const stale = { ...lease, token: randomUUID() };
+    expect(
+      await settler.settle({ lease: stale }, { kind: 'FAILED', reason: 'NOT_RETRYABLE', message: 'x' }),
+    ).toBeNull();
+    expect((await rowOf(ds, lease.runId)).status).toBe('RUNNING');
+    expect(published).toEqual([]);
+    expect(told).toEqual([]);
+  });
+});
