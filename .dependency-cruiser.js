@@ -32,6 +32,16 @@ module.exports = {
       },
     },
     {
+      name: 'modules-expose-no-repositories-or-entities',
+      comment: 'A module exposes services and ports; its repositories and entities stay inside it.',
+      severity: 'error',
+      from: { path: '^src/modules/[^/]+/index\\.ts$' },
+      to: {
+        path: '^src/modules/[^/]+/persistence/.+\\.(repository|entity)\\.ts$',
+        dependencyTypesNot: ['type-only'],
+      },
+    },
+    {
       name: 'agent-knows-no-graphql-or-modules',
       severity: 'error',
       from: { path: '^src/agent/' },

@@ -2,7 +2,7 @@
 // step write alone (to split a step's cost between the database write and the loop around it).
 import { randomUUID } from 'node:crypto';
 import type { Client } from 'pg';
-import { RunsRepository } from '../../src/modules/runs';
+import { RunsRepository } from '../../src/modules/runs/persistence/runs.repository';
 import { bootApp, type BenchApp } from '../support/app';
 import { CommitBaseline, type CommitBatch } from '../support/baseline';
 import { rawClient } from '../support/pg';

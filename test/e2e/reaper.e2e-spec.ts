@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { RunExecutor, RunsRepository, StateVault } from '../../src/modules/runs';
+import { RunExecutor, StateVault } from '../../src/modules/runs';
+import { RunsRepository } from '../../src/modules/runs/persistence/runs.repository';
 import { QueuedRunPicker } from '../../src/modules/worker';
 import { collect, demoIds, startRun, until, waitForRest } from '../support/runs';
 import { bootTestApp, TestApp } from '../support/test-app';

@@ -1,6 +1,5 @@
 import type { AppConfig } from '../../config/app-config';
-import { RunsRepository } from '../../modules/runs';
-import { WorkBacklogRepository, WorkerStatusService, type WorkerStatus } from '../../modules/worker';
+import { WorkerStatusService, type WorkerStatus } from '../../modules/worker';
 import type { CliDatabase } from '../database';
 import { EXIT_FAILED, EXIT_OK } from '../failure';
 
@@ -40,11 +39,7 @@ export async function workerStatus(
   config: AppConfig,
   json: boolean,
 ): Promise<CommandOutcome> {
-  const service = new WorkerStatusService(
-    new RunsRepository(db.dataSource),
-    new WorkBacklogRepository(db.dataSource),
-    config,
-  );
+  const service = WorkerStatusService.over(db.dataSource, config);
   const s = await service.read();
   const lines = json ? [JSON.stringify(s)] : formatStatus(s, db.where, db.embedded);
   return { lines, exitCode: s.healthy ? EXIT_OK : EXIT_FAILED };

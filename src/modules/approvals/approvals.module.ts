@@ -6,6 +6,7 @@ import { RunsModule } from '../runs';
 import { DecisionBookkeeping } from './application/decision-bookkeeping';
 import { DeciderGate } from './application/decider-gate';
 import { DecisionsService } from './application/decisions.service';
+import { DecisionRecords } from './application/decision-records';
 import { InboxService } from './application/inbox.service';
 import { RecordedDecisions } from './application/recorded-decisions';
 import { DecisionsResolver } from './graphql/decisions.resolver';
@@ -18,12 +19,13 @@ import { DecisionsRepository } from './persistence/decisions.repository';
     DecisionsRepository,
     DeciderGate,
     DecisionsService,
+    DecisionRecords,
     RecordedDecisions,
     DecisionBookkeeping,
     InboxService,
     DecisionsResolver,
     InboxChangedResolver,
   ],
-  exports: [DecisionsService, DecisionsRepository, InboxService, RecordedDecisions],
+  exports: [DecisionsService, InboxService, RecordedDecisions],
 })
 export class ApprovalsModule {}

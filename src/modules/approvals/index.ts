@@ -1,6 +1,5 @@
 export { ApprovalsModule } from './approvals.module';
 export { DecisionsService, type DecideCommand, type DecisionReceipt } from './application/decisions.service';
-export { DecisionsRepository } from './persistence/decisions.repository';
 export { InboxService } from './application/inbox.service';
 export { RecordedDecisions } from './application/recorded-decisions';
 export { DenialReasonEnum } from './graphql/decision.model';

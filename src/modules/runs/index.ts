@@ -1,12 +1,10 @@
 export { RunsModule } from './runs.module';
 export { RunsService } from './application/runs.service';
-export { RunsRepository } from './persistence/runs.repository';
-export type { RunEntity } from './persistence/run.entity';
 export { RunExecutor } from './application/run-executor';
 export { StateVault } from './application/state-vault';
 export { RunEventsPublisher } from './application/run-events';
 export { runAccess, mayKnowRun } from './core/run-access.policy';
-export type { ClaimedRun, ReapedRun } from './persistence/runs.repository';
+export type { ClaimedRun, ReapedRun, Lease } from './persistence/runs.repository';
 export type { Checkpoint } from './core/checkpoint';
 export { RunModel, RunStatusEnum, PendingTurnModel } from './graphql/run.model';
 export { toRunModel, rowOf } from './graphql/run.mapper';
@@ -16,6 +14,17 @@ export { WorkSignal, WORK_TOPIC, WORK_CHANNEL } from './application/work-signal'
 export { choosePath, needsWorkerCount, type ExecutionPath } from './core/path-choice';
 export { RunSettlements } from './application/run-settlements';
 export { RunSettler, type Settlement, type SettleGuard } from './application/run-settler';
+export {
+  RunDecisions,
+  staleTurn,
+  type ClaimedDecision,
+  type DecisionOnRun,
+  type DecisionPolicy,
+} from './application/run-decisions';
+export type { RunView, RunStepView } from './core/run-view';
+export { DecidedRuns, type DecidedCheckpoint } from './application/decided-runs';
+export { QueuedRuns, type Begun } from './application/queued-runs';
+export { UNREADABLE_CHECKPOINT_MESSAGE } from './core/pickup.policy';
 export type { RunSettled, RunSettlementListener, DecisionBookkeeper } from './application/run-settlements';
 export { progressTopic, type ProgressEvent } from './application/run-events';
 export { asPin, MAX_PROCESS_MISSES, resolveProcess } from './core/process-resolution';

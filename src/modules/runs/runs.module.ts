@@ -11,6 +11,9 @@ import { RunsService } from './application/runs.service';
 import { StateVault } from './application/state-vault';
 import { RunSettlements } from './application/run-settlements';
 import { RunSettler } from './application/run-settler';
+import { RunDecisions } from './application/run-decisions';
+import { DecidedRuns } from './application/decided-runs';
+import { QueuedRuns } from './application/queued-runs';
 import { WorkSignal } from './application/work-signal';
 import { RunEventsResolver } from './graphql/run-events.resolver';
 import { RunsResolver } from './graphql/runs.resolver';
@@ -22,6 +25,9 @@ import { RunsRepository } from './persistence/runs.repository';
     RunsRepository,
     RunSettlements,
     RunSettler,
+    RunDecisions,
+    DecidedRuns,
+    QueuedRuns,
     StateVault,
     WorkSignal,
     RunEventsPublisher,
@@ -36,6 +42,9 @@ import { RunsRepository } from './persistence/runs.repository';
   exports: [
     RunSettlements,
     RunSettler,
+    RunDecisions,
+    DecidedRuns,
+    QueuedRuns,
     RunsService,
     RunsRepository,
     RunExecutor,

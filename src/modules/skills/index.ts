@@ -1,4 +1,3 @@
-export { SkillEntity } from './persistence/skill.entity';
 export { SkillsModule } from './skills.module';
 export { SkillsService } from './application/skills.service';
 export { SkillCatalogue } from './application/skill-catalogue';

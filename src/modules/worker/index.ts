@@ -3,7 +3,6 @@ export { QueuedRunPicker, PICKUP_POLL_MS } from './application/queued-run-picker
 export { ReaperService, REAP_BATCH, reapedMessage } from './application/reaper.service';
 export { WorkerHeartbeat, HEARTBEAT_INTERVAL_MS } from './application/worker-heartbeat';
 export { WorkerStatusService, type WorkerStatus } from './application/worker-status.service';
-export { WorkBacklogRepository } from './persistence/work-backlog.repository';
 export {
   isHealthy,
   healthProblems,

@@ -9,7 +9,7 @@ import { StateVault } from '../../../src/modules/runs/application/state-vault';
 import type { Checkpoint } from '../../../src/modules/runs/core/checkpoint';
 import { RecordedDecisions } from '../../../src/modules/approvals';
 import { QueuedRunPicker } from '../../../src/modules/worker';
-import { UNREADABLE_CHECKPOINT_MESSAGE } from '../../../src/modules/worker/core/pickup.policy';
+import { QueuedRuns, UNREADABLE_CHECKPOINT_MESSAGE } from '../../../src/modules/runs';
 import { createTestDatabase, openDataSource, TestDatabase } from '../../support/test-database';
 import { pausedState, queuedRun, rowOf, RunsKit, runsKit, settlerFor } from './runs-support';
 
@@ -80,18 +80,22 @@ describe('encrypted run state on a real database', () => {
     ]);
     const launched: string[] = [];
     const published: unknown[] = [];
-    const picker = new QueuedRunPicker(
+    const executor = {
+      launch: (s: { run: { id: string } }) => launched.push(s.run.id),
+      activeCount: () => 0,
+    } as unknown as RunExecutor;
+    const config = { workerConcurrency: 4, runLeaseSeconds: 60, workerEnabled: false } as AppConfig;
+    const queued = new QueuedRuns(
       kit.repository,
       kit.vault,
-      {
-        launch: (s: { run: { id: string } }) => launched.push(s.run.id),
-        activeCount: () => 0,
-      } as unknown as RunExecutor,
+      executor,
       settlerFor(kit, { publish: (_t: string, p: unknown) => Promise.resolve(void published.push(p)) }),
       { getById: () => Promise.reject(new Error('not reached')) } as unknown as ConfigurationsService,
-      { workerConcurrency: 4, runLeaseSeconds: 60, workerEnabled: false } as AppConfig,
-      { pickUp: () => Promise.resolve(0) } as unknown as RecordedDecisions,
+      config,
     );
+    const picker = new QueuedRunPicker(queued, executor, config, {
+      pickUp: () => Promise.resolve(0),
+    } as unknown as RecordedDecisions);
     await picker.pickOnce();
     expect(launched).toEqual([]);
     expect(await rowOf(ds, id)).toMatchObject({

@@ -2,12 +2,7 @@
 // PostgreSQL with DATABASE_URL): rows written, refreshed and deleted; liveness by last_seen.
 import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { RunsRepository } from '../../../src/modules/runs';
-import {
-  HEARTBEAT_INTERVAL_MS,
-  WorkBacklogRepository,
-  WorkerStatusService,
-} from '../../../src/modules/worker';
+import { HEARTBEAT_INTERVAL_MS, WorkerStatusService } from '../../../src/modules/worker';
 import { HEARTBEAT_PRUNE_SECONDS } from '../../../src/modules/worker/application/worker-heartbeat';
 import { createTestDatabase, openDataSource, TestDatabase } from '../../support/test-database';
 import { heartbeatOn, heartbeatRows, seedHeartbeat, seedRun, TEST_WORKER_CONFIG } from './worker-support';
@@ -117,11 +112,7 @@ describe('WorkerStatusService figures', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     ds = await openDataSource(db);
-    service = new WorkerStatusService(
-      new RunsRepository(ds),
-      new WorkBacklogRepository(ds),
-      TEST_WORKER_CONFIG,
-    );
+    service = WorkerStatusService.over(ds, TEST_WORKER_CONFIG);
   });
   afterAll(async () => {
     await ds?.destroy();

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../../../src/config/app-config';
-import { RunsRepository } from '../../../src/modules/runs';
 import { WorkerHeartbeat } from '../../../src/modules/worker';
 import { WorkerHeartbeatRepository } from '../../../src/modules/worker/persistence/worker-heartbeat.repository';
 
@@ -14,7 +13,7 @@ export const TEST_WORKER_CONFIG = {
 } as unknown as AppConfig;
 
 export function heartbeatOn(ds: DataSource, config: AppConfig = TEST_WORKER_CONFIG): WorkerHeartbeat {
-  return new WorkerHeartbeat(new WorkerHeartbeatRepository(ds), new RunsRepository(ds), config);
+  return new WorkerHeartbeat(new WorkerHeartbeatRepository(ds), config);
 }
 
 export interface HeartbeatRow {

@@ -1,10 +1,10 @@
 import type { UserView } from '../../auth';
 import { toUserModel } from '../../auth';
 import { RunStatusEnum } from '../../runs';
-import type { DecisionRecord as DecisionEntity } from '../application/decision-record';
+import type { DecisionView } from '../core/decision-view';
 import { DecisionKindEnum, DecisionModel, DecisionPathEnum, DenialReasonEnum } from './decision.model';
 
-export function toDecisionModel(d: DecisionEntity, decider: UserView): DecisionModel {
+export function toDecisionModel(d: DecisionView, decider: UserView): DecisionModel {
   return {
     id: d.id,
     turn: d.turn,

@@ -6,7 +6,7 @@ import { UsersService } from '../../auth';
 import { rowOf, RunModel, toRunModel } from '../../runs';
 import { DecideCommand, DecisionReceipt, DecisionsService } from '../application/decisions.service';
 import { InboxService } from '../application/inbox.service';
-import type { DecisionRecord as DecisionEntity } from '../application/decision-record';
+import type { DecisionView } from '../core/decision-view';
 import { toDecisionModel } from './decision.mapper';
 import {
   ApproveRunInput,
@@ -77,7 +77,7 @@ export class DecisionsResolver {
     return { decision: decision!, run: toRunModel(receipt.run), path: receipt.path as DecisionPathEnum };
   }
 
-  private async toModels(ctx: RequestContext, decisions: DecisionEntity[]): Promise<DecisionModel[]> {
+  private async toModels(ctx: RequestContext, decisions: readonly DecisionView[]): Promise<DecisionModel[]> {
     const deciders = await this.users.findByIds(ctx, [...new Set(decisions.map((d) => d.decidedBy))]);
     return decisions.map((d) => {
       const decider = deciders.get(d.decidedBy);

@@ -8,7 +8,7 @@ import { EventBus } from '../../../platform/pubsub/event-bus';
 import { subscriptionStream } from '../../../platform/pubsub/subscription-stream';
 import { forbidden } from '../../../common/refusal';
 import { TokensService } from '../../auth';
-import { INBOX_TOPIC, RunsRepository, toRunModel } from '../../runs';
+import { INBOX_TOPIC, RunsService, toRunModel } from '../../runs';
 import { InboxEntry, InboxService } from '../application/inbox.service';
 import { InboxItemModel } from './decision.model';
 
@@ -17,7 +17,7 @@ export class InboxChangedResolver {
   constructor(
     private readonly bus: EventBus,
     private readonly inbox: InboxService,
-    private readonly runs: RunsRepository,
+    private readonly runs: RunsService,
     private readonly authenticator: Authenticator,
     private readonly tokens: TokensService,
   ) {}
@@ -39,7 +39,7 @@ export class InboxChangedResolver {
         const fresh = await this.authenticator.refresh(user);
         if (!fresh) return control.fail(forbidden('The token is no longer valid'));
         user = fresh;
-        const run = await this.runs.findById(runId);
+        const run = await this.runs.findRunById(runId);
         const entry = run ? await this.inbox.entryFor(user, run) : null;
         if (entry) control.emit(entry);
       },

@@ -63,21 +63,6 @@ export class DecisionsRepository {
     );
   }
 
-  /**
-   * Whether the APPROVAL / INPUT step of a decision is recorded: a run has one such step per
-   * decision carried out, and at most the newest decision can still lack it.
-   */
-  async hasDecisionStep(runId: string, decision: DecisionEntity): Promise<boolean> {
-    const rows: Array<{ steps: number; decisions: number }> = await this.dataSource.query(
-      `SELECT (SELECT count(*)::int FROM run_step WHERE run_id = $1 AND kind IN ('APPROVAL', 'INPUT')) AS steps,
-              (SELECT count(*)::int FROM decision WHERE run_id = $1 AND handed_back_code IS NULL
-                 AND turn <= $2) AS decisions`,
-      [runId, decision.turn],
-    );
-    const row = rows[0];
-    return !!row && row.steps >= row.decisions;
-  }
-
   async listForRun(runId: string): Promise<DecisionEntity[]> {
     return this.dataSource.manager.find(DecisionEntity, { where: { runId }, order: { turn: 'ASC' } });
   }

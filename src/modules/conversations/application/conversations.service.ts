@@ -17,7 +17,7 @@ import {
   PagesService,
   type PageView,
 } from '../../content';
-import { RunsService, type RunEntity, type SkillInvocation } from '../../runs';
+import { RunsService, type RunView, type SkillInvocation } from '../../runs';
 import { SkillsService, type CatalogueEntry } from '../../skills';
 import type { ConversationStatus } from '../core/conversation-status';
 import { contextNote, planTurnSkills } from '../core/turn-plan';
@@ -184,7 +184,7 @@ export class ConversationsService {
       throw new Refusal('CONFIGURATION_INACTIVE', "The chat's configuration is not active");
     }
     conversation = await this.sync.repair(conversation);
-    let withdraw: RunEntity | null = null;
+    let withdraw: RunView | null = null;
     if (conversation.status === 'PROCESSING') throw busy();
     if (conversation.status === 'AWAITING_APPROVAL' || conversation.status === 'AWAITING_INPUT') {
       const waiting = conversation.activeRunId ? await this.runs.findRunById(conversation.activeRunId) : null;

@@ -24,7 +24,7 @@ import { PagesService } from '../../content';
 import { mayKnowRun, runAccess } from '../core/run-access.policy';
 import { CANCELLABLE_STATUSES, isWaiting, RunStatus } from '../core/run-status';
 import { RunsRepository } from '../persistence/runs.repository';
-import type { RunEntity } from '../persistence/run.entity';
+import type { RunView } from '../core/run-view';
 import { RunExecutor } from './run-executor';
 import { RunEventsPublisher } from './run-events';
 import { WorkSignal } from './work-signal';
@@ -109,7 +109,7 @@ export class RunsService {
    * BAD_USER_INPUT (malformed ids), NOT_FOUND (configuration the viewer may not use, subject
    * page the viewer may not show), CONFIGURATION_INACTIVE.
    */
-  async startRun(ctx: RequestContext, command: StartRunCommand): Promise<RunEntity> {
+  async startRun(ctx: RequestContext, command: StartRunCommand): Promise<RunView> {
     const user = ctx.viewer;
     const configuration = await this.configurations.findForUse(
       ctx,
@@ -225,17 +225,22 @@ export class RunsService {
   }
 
   /** A run by id, no access check (the caller has done its own). */
-  async findRunById(id: string, manager?: EntityManager): Promise<RunEntity | null> {
+  async findRunById(id: string, manager?: EntityManager): Promise<RunView | null> {
     return this.repository.findById(id, manager);
   }
 
+  /** Waiting runs, oldest wait first, of one owner or (null) of everyone; no access check. */
+  async listWaiting(ownerId: number | null, first: number, offset: number): Promise<RunView[]> {
+    return this.repository.listWaiting(ownerId, first, offset);
+  }
+
   /** Runs by id, no access check. */
-  async findRunsByIds(ids: readonly string[]): Promise<RunEntity[]> {
+  async findRunsByIds(ids: readonly string[]): Promise<RunView[]> {
     return this.repository.findByIds(ids);
   }
 
   /** The run where the viewer may read or decide it; null otherwise (no leak). */
-  async findRun(ctx: RequestContext, id: string): Promise<RunEntity | null> {
+  async findRun(ctx: RequestContext, id: string): Promise<RunView | null> {
     const run = await this.repository.findById(parseUuid(id, 'id'));
     return run && mayKnowRun(ctx.viewer, run) ? run : null;
   }
@@ -244,7 +249,7 @@ export class RunsService {
   async listRuns(
     ctx: RequestContext,
     query: RunListQuery,
-  ): Promise<{ nodes: RunEntity[]; totalCount: number }> {
+  ): Promise<{ nodes: RunView[]; totalCount: number }> {
     const user = ctx.viewer;
     const ownerId = query.ownerId ? parseSerialId(query.ownerId, 'ownerId') : null;
     if (!user.isAdmin && ownerId !== null && ownerId !== user.id) return { nodes: [], totalCount: 0 };
@@ -261,7 +266,7 @@ export class RunsService {
    * Cancels a run from QUEUED, RUNNING or WAITING_*: NOT_FOUND where the viewer may not know
    * it, FORBIDDEN without detail access, RUN_NOT_WAITING where it already stopped.
    */
-  async cancelRun(ctx: RequestContext, id: string): Promise<RunEntity> {
+  async cancelRun(ctx: RequestContext, id: string): Promise<RunView> {
     const run = await this.findRun(ctx, id);
     if (!run) throw notFound('Run not found');
     if (!runAccess(ctx.viewer, run).detail) throw forbidden('Only the run owner or an admin may cancel it');
@@ -273,7 +278,7 @@ export class RunsService {
   }
 
   /** Steps need detail access (FORBIDDEN otherwise). */
-  async steps(ctx: RequestContext, run: RunEntity, afterSequence: number, first: number) {
+  async steps(ctx: RequestContext, run: RunView, afterSequence: number, first: number) {
     this.requireDetail(ctx, run);
     const limit = Math.min(Math.max(first, 0), 500);
     const rows = await this.repository.listSteps(run.id, Math.max(afterSequence, 0), limit + 1);
@@ -281,13 +286,13 @@ export class RunsService {
   }
 
   /** The answer, where kept; detail access only. */
-  answer(ctx: RequestContext, run: RunEntity): string | null {
+  answer(ctx: RequestContext, run: RunView): string | null {
     this.requireDetail(ctx, run);
     return run.answer;
   }
 
   /** The pending turn of a waiting run; arguments only with detail access. */
-  pending(ctx: RequestContext, run: RunEntity): PendingView | null {
+  pending(ctx: RequestContext, run: RunView): PendingView | null {
     if (!isWaiting(run.status) || !run.checkpoint) return null;
     let checkpoint;
     try {
@@ -307,12 +312,12 @@ export class RunsService {
     };
   }
 
-  private requireDetail(ctx: RequestContext, run: RunEntity): void {
+  private requireDetail(ctx: RequestContext, run: RunView): void {
     if (!runAccess(ctx.viewer, run).detail)
       throw forbidden('Only the run owner or an admin may read its detail');
   }
 
-  private async requireRow(id: string): Promise<RunEntity> {
+  private async requireRow(id: string): Promise<RunView> {
     const run = await this.repository.findById(id);
     if (!run) throw new Error(`run ${id} vanished`);
     return run;

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { MAX_REQUEUES, RunStatus, TerminationReason } from '../core/run-status';
+import { MAX_REQUEUES, RunStatus, TerminationReason, WAITING_STATUSES } from '../core/run-status';
 import { RunStepEntity } from './run-step.entity';
 import { RunEntity } from './run.entity';
+import type { RunView } from '../core/run-view';
 
 /** The lease a process holds while it executes a run. */
 export interface Lease {
@@ -47,6 +48,16 @@ export interface SettleWrite {
   readonly answer?: string | null;
   readonly errorMessage?: string | null;
   readonly counters?: Counters;
+}
+
+/** A decision's claim of a waiting run on the turn (and digest) its decider saw. */
+export interface DecisionClaimWrite {
+  readonly runId: string;
+  readonly from: 'WAITING_FOR_APPROVAL' | 'WAITING_FOR_INPUT';
+  readonly turn: number;
+  readonly turnDigest: string;
+  /** The sealed `decided` checkpoint the claim stores. */
+  readonly checkpoint: string;
 }
 
 export interface StoredStep {
@@ -185,49 +196,47 @@ export class RunsRepository {
   }
 
   /**
-   * The decision claim: WAITING_* -> RUNNING (inline) or -> DECISION_RECORDED (durable), guarded
-   * on the waiting status and the turn the decider saw, taking a fresh lease for the inline
-   * path. Null when another decision (or a cancel) got there first: ALREADY_RESUMING.
+   * The inline decision claim: WAITING_* -> RUNNING under a fresh lease with the decided
+   * checkpoint, guarded on the waiting status, the turn and its digest the decider saw. One
+   * statement, no read back: the caller knows the row it read and what this changed. False
+   * when another decision (or a cancel) got there first, or the turn moved on.
    */
   async claimForDecision(
-    runId: string,
-    from: 'WAITING_FOR_APPROVAL' | 'WAITING_FOR_INPUT',
-    turn: number,
+    manager: EntityManager,
+    claim: DecisionClaimWrite,
     lease: Lease,
     leaseSeconds: number,
-    manager?: EntityManager,
-  ): Promise<RunEntity | null> {
-    const result: unknown = await this.m(manager).query(
-      `UPDATE run SET status = 'RUNNING', had_decision = true, claimed_by = $4, lease_token = $5,
-              lease_expires_at = now() + make_interval(secs => $6), waiting_since = NULL
-        WHERE id = $1 AND status = $2 AND turn = $3
-        RETURNING id`,
-      [runId, from, turn, lease.claimedBy, lease.token, leaseSeconds],
+  ): Promise<boolean> {
+    return this.affectsOne(
+      `UPDATE run SET status = 'RUNNING', had_decision = true, checkpoint = $5, claimed_by = $6, lease_token = $7,
+              lease_expires_at = now() + make_interval(secs => $8), waiting_since = NULL, hand_back = NULL
+        WHERE id = $1 AND status = $2 AND turn = $3 AND turn_digest = $4`,
+      [
+        claim.runId,
+        claim.from,
+        claim.turn,
+        claim.turnDigest,
+        claim.checkpoint,
+        lease.claimedBy,
+        lease.token,
+        leaseSeconds,
+      ],
+      manager,
     );
-    if (returnedRows(result).length !== 1) return null;
-    return this.findById(runId, manager);
   }
 
   /**
    * The durable claim: WAITING_* -> DECISION_RECORDED with the decision sealed into the
-   * checkpoint, guarded on the waiting status and the turn. Null: ALREADY_RESUMING.
+   * checkpoint, guarded like the inline claim. False: another decision got there first.
    */
-  async recordDecision(
-    runId: string,
-    from: 'WAITING_FOR_APPROVAL' | 'WAITING_FOR_INPUT',
-    turn: number,
-    checkpoint: string,
-    manager?: EntityManager,
-  ): Promise<RunEntity | null> {
-    const result: unknown = await this.m(manager).query(
-      `UPDATE run SET status = 'DECISION_RECORDED', had_decision = true, checkpoint = $4, recorded_at = now(),
+  async recordDecision(manager: EntityManager, claim: DecisionClaimWrite): Promise<boolean> {
+    return this.affectsOne(
+      `UPDATE run SET status = 'DECISION_RECORDED', had_decision = true, checkpoint = $5, recorded_at = now(),
               hand_back = NULL, waiting_since = NULL
-        WHERE id = $1 AND status = $2 AND turn = $3
-        RETURNING id`,
-      [runId, from, turn, checkpoint],
+        WHERE id = $1 AND status = $2 AND turn = $3 AND turn_digest = $4`,
+      [claim.runId, claim.from, claim.turn, claim.turnDigest, claim.checkpoint],
+      manager,
     );
-    if (returnedRows(result).length !== 1) return null;
-    return this.findById(runId, manager);
   }
 
   /**
@@ -250,15 +259,10 @@ export class RunsRepository {
               lease_expires_at = now() + make_interval(secs => $2)
          FROM due
         WHERE r.id = due.id AND r.status = 'DECISION_RECORDED'
-        RETURNING r.id, r.lease_token`,
+        RETURNING r.*`,
       [claimedBy, leaseSeconds, limit, olderThanSeconds],
     );
-    const claimed = returnedRows<{ id: string; lease_token: string }>(result);
-    const runs = new Map((await this.findByIds(claimed.map((c) => c.id))).map((r) => [r.id, r]));
-    return claimed.flatMap((c) => {
-      const run = runs.get(c.id);
-      return run ? [{ lease: { runId: c.id, token: c.lease_token, claimedBy }, run }] : [];
-    });
+    return this.claimsOf(result, claimedBy);
   }
 
   /**
@@ -501,6 +505,20 @@ export class RunsRepository {
     return { nodes, totalCount };
   }
 
+  /** Waiting runs, oldest wait first (the inbox); `ownerId` null for every owner. */
+  async listWaiting(ownerId: number | null, first: number, offset: number): Promise<RunEntity[]> {
+    const qb = this.dataSource.manager
+      .createQueryBuilder(RunEntity, 'r')
+      .where('r.status IN (:...statuses)', { statuses: WAITING_STATUSES });
+    if (ownerId !== null) qb.andWhere('r.owner_id = :ownerId', { ownerId });
+    return qb
+      .orderBy('r.waiting_since', 'ASC', 'NULLS LAST')
+      .addOrderBy('r.id', 'ASC')
+      .offset(offset)
+      .limit(first)
+      .getMany();
+  }
+
   async listSteps(runId: string, afterSequence: number, limit: number): Promise<RunStepEntity[]> {
     return this.dataSource.manager
       .createQueryBuilder(RunStepEntity, 's')
@@ -508,6 +526,30 @@ export class RunsRepository {
       .orderBy('s.sequence', 'ASC')
       .limit(limit)
       .getMany();
+  }
+
+  /** Claimed rows (RETURNING r.*) as runs with the lease each was claimed under; no read back. */
+  private claimsOf(result: unknown, claimedBy: string): ClaimedRun[] {
+    const columns = this.dataSource.getMetadata(RunEntity).columns;
+    return returnedRows<Record<string, unknown>>(result).map((raw) => {
+      const run = Object.fromEntries(
+        columns.map((c) => [c.propertyName, raw[c.databaseName]]),
+      ) as unknown as RunView;
+      return { lease: { runId: run.id, token: run.leaseToken!, claimedBy }, run };
+    });
+  }
+
+  /**
+   * Whether the APPROVAL / INPUT step of a run's decision on `turn` is recorded (a run cut off
+   * right after its worker claimed a recorded decision may lack it).
+   */
+  async decisionStepRecorded(runId: string, turn: number): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(
+      `SELECT 1 FROM run_step WHERE run_id = $1 AND kind IN ('APPROVAL', 'INPUT')
+          AND (payload->>'turn')::int = $2 LIMIT 1`,
+      [runId, turn],
+    );
+    return rows.length > 0;
   }
 
   /** A settling UPDATE (RETURNING SETTLED_ROW): what it left, or null when it changed no row. */
@@ -547,23 +589,18 @@ export class RunsRepository {
               lease_expires_at = now() + make_interval(secs => $2), started_at = COALESCE(r.started_at, now())
          FROM due
         WHERE r.id = due.id AND r.status = 'QUEUED'
-        RETURNING r.id, r.lease_token`,
+        RETURNING r.*`,
       [claimedBy, leaseSeconds, limit],
     );
-    const claimed = returnedRows<{ id: string; lease_token: string }>(result);
-    const runs = new Map((await this.findByIds(claimed.map((c) => c.id))).map((r) => [r.id, r]));
-    return claimed.flatMap((c) => {
-      const run = runs.get(c.id);
-      return run ? [{ lease: { runId: c.id, token: c.lease_token, claimedBy }, run }] : [];
-    });
+    return this.claimsOf(result, claimedBy);
   }
 }
 
 /** A run a worker claimed, with the lease it now executes it under. */
 export interface ClaimedRun {
   readonly lease: Lease;
-  /** The row as read right after the claim. */
-  readonly run: RunEntity;
+  /** The row as the claim left it. */
+  readonly run: RunView;
 }
 
 const isUpdateResult = (result: unknown): result is [unknown[], number] =>

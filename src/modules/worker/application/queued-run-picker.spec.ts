@@ -3,8 +3,15 @@ import { StateUnreadableError } from '../../../agent';
 import type { AppConfig } from '../../../config/app-config';
 import type { ConfigurationsService } from '../../configurations';
 import type { RecordedDecisions } from '../../approvals';
-import type { ClaimedRun, RunExecutor, RunSettler, RunsRepository, StateVault } from '../../runs';
-import { UNREADABLE_CHECKPOINT_MESSAGE } from '../core/pickup.policy';
+import {
+  QueuedRuns,
+  UNREADABLE_CHECKPOINT_MESSAGE,
+  type ClaimedRun,
+  type RunExecutor,
+  type RunSettler,
+  type StateVault,
+} from '../../runs';
+import type { RunsRepository } from '../../runs/persistence/runs.repository';
 import { QueuedRunPicker } from './queued-run-picker';
 
 function claimOf(id: string, checkpoint: string): ClaimedRun {
@@ -65,12 +72,17 @@ function setup(queue: ClaimedRun[], recorded: string[] = []) {
   };
   const configurations = { getById: (id: number) => Promise.resolve({ id }) };
   const config = { workerConcurrency: 2, runLeaseSeconds: 60, workerEnabled: false } as AppConfig;
-  const picker = new QueuedRunPicker(
+  const queued = new QueuedRuns(
     repository as unknown as RunsRepository,
     vault as unknown as StateVault,
     executor as unknown as RunExecutor,
     settler as unknown as RunSettler,
     configurations as unknown as ConfigurationsService,
+    config,
+  );
+  const picker = new QueuedRunPicker(
+    queued,
+    executor as unknown as RunExecutor,
     config,
     decisions as unknown as RecordedDecisions,
   );

@@ -1,19 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { hostname } from 'node:os';
-import { StateUnreadableError } from '../../../agent';
 import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
 import { RecordedDecisions } from '../../approvals';
-import { ConfigurationsService } from '../../configurations';
-import {
-  RunExecutor,
-  RunSettler,
-  RunsRepository,
-  StateVault,
-  type Checkpoint,
-  type ClaimedRun,
-} from '../../runs';
-import { pickupPlan, UNREADABLE_CHECKPOINT_MESSAGE } from '../core/pickup.policy';
+import { QueuedRuns, RunExecutor, type ClaimedRun } from '../../runs';
 import { PeriodicTask } from './periodic-task';
 
 /** The fallback poll; `wake()` starts a pass at once. */
@@ -37,11 +27,8 @@ export class QueuedRunPicker {
   readonly workerId = `worker:${hostname()}:${process.pid}`;
 
   constructor(
-    private readonly repository: RunsRepository,
-    private readonly vault: StateVault,
+    private readonly queued: QueuedRuns,
     private readonly executor: RunExecutor,
-    private readonly settler: RunSettler,
-    private readonly configurations: ConfigurationsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly decisions: RecordedDecisions,
   ) {
@@ -93,7 +80,7 @@ export class QueuedRunPicker {
     }
     const left = Math.min(free - decided, this.freeSlots());
     if (left <= 0) return decided >= free;
-    const claimed = await this.repository.claimQueued(this.workerId, this.config.runLeaseSeconds, left);
+    const claimed = await this.queued.claim(this.workerId, left);
     for (const claim of claimed) {
       try {
         await this.begin(claim);
@@ -106,29 +93,17 @@ export class QueuedRunPicker {
   }
 
   private async begin(claim: ClaimedRun): Promise<void> {
-    const { lease, run } = claim;
-    let checkpoint: Checkpoint;
-    try {
-      checkpoint = this.vault.open(run.id, run.checkpoint);
-    } catch (e) {
-      if (!(e instanceof StateUnreadableError)) throw e;
-      return this.fail(claim, UNREADABLE_CHECKPOINT_MESSAGE);
+    const begun = await this.queued.begin(claim);
+    if (begun === 'failed') {
+      this.logger.warn({ runId: claim.run.id }, 'claimed run failed: its checkpoint cannot be used');
+      return;
     }
-    const plan = pickupPlan(checkpoint);
-    if (plan.kind === 'fail') return this.fail(claim, plan.message);
-    if (checkpoint.kind === 'decided') {
-      // why: a requeued decision goes back through the decision layer, which records the
-      // APPROVAL / INPUT step if the cut-off process never did and keeps the outcome.
-      await this.decisions.resume(claim, checkpoint);
-    } else {
-      const configuration = await this.configurations.getById(run.configurationId);
-      // why: a decision whose continuation was cut off past its first write is finished from a
-      // plain checkpoint here; the settler still records its outcome when the run settles.
-      this.executor.launch({ lease, run, configuration, checkpoint });
-    }
+    // why: a requeued decision goes back through the decision layer, which records the
+    // APPROVAL / INPUT step if the cut-off process never did.
+    if (begun === 'decided') await this.decisions.resume(claim);
     // why: `settled` reads the executor's in-flight entry synchronously, so this is the
     // segment just launched even if an older segment of the same run is still winding down.
-    this.track(lease.token, this.executor.settled(run.id));
+    this.track(claim.lease.token, this.executor.settled(claim.run.id));
   }
 
   private track(token: string, done: Promise<void>): void {
@@ -139,14 +114,5 @@ export class QueuedRunPicker {
         this.wake();
       });
     this.active.set(token, tracked);
-  }
-
-  /** Settles a claimed run FAILED / NOT_RETRYABLE under its lease. */
-  private async fail({ lease, run }: ClaimedRun, message: string): Promise<void> {
-    const written = await this.settler.settle(
-      { lease },
-      { kind: 'FAILED', reason: 'NOT_RETRYABLE', message },
-    );
-    if (written) this.logger.warn({ runId: run.id }, `claimed run failed: ${message}`);
   }
 }

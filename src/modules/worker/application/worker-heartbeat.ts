@@ -2,7 +2,6 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
-import { RunsRepository } from '../../runs';
 import { WorkerHeartbeatRepository } from '../persistence/worker-heartbeat.repository';
 
 /** How often a running worker refreshes its heartbeat row (idle too). */
@@ -27,7 +26,6 @@ export class WorkerHeartbeat {
 
   constructor(
     private readonly repository: WorkerHeartbeatRepository,
-    private readonly runs: RunsRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -83,6 +81,6 @@ export class WorkerHeartbeat {
 
   /** How many workers are live now (heartbeat within WORKER_LIVENESS_SECONDS), this one included. */
   liveWorkers(): Promise<number> {
-    return this.runs.countLiveWorkers(this.config.workerLivenessSeconds);
+    return this.repository.countLive(this.config.workerLivenessSeconds);
   }
 }

@@ -1,11 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
 import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
 import { RequestContext } from '../../../platform/auth/request-context';
 import { forbidden } from '../../../common/refusal';
-import { RunsRepository } from '../../runs';
 import { healthProblems, WorkerFigures } from '../core/worker-health';
 import { WorkBacklogRepository } from '../persistence/work-backlog.repository';
+import { WorkerHeartbeatRepository } from '../persistence/worker-heartbeat.repository';
 
 /** The worker figures with the verdict and, when unhealthy, why. */
 export interface WorkerStatus extends WorkerFigures {
@@ -21,10 +22,19 @@ export interface WorkerStatus extends WorkerFigures {
 @Injectable()
 export class WorkerStatusService {
   constructor(
-    private readonly runs: RunsRepository,
+    private readonly heartbeats: WorkerHeartbeatRepository,
     private readonly backlog: WorkBacklogRepository,
     @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'workerLivenessSeconds'>,
   ) {}
+
+  /** The service over a data source of its own, outside the Nest container (the CLI). */
+  static over(dataSource: DataSource, config: Pick<AppConfig, 'workerLivenessSeconds'>): WorkerStatusService {
+    return new WorkerStatusService(
+      new WorkerHeartbeatRepository(dataSource),
+      new WorkBacklogRepository(dataSource),
+      config,
+    );
+  }
 
   /** `workerStatus`: admins only (FORBIDDEN otherwise). */
   async status(ctx: RequestContext): Promise<WorkerStatus> {
@@ -34,7 +44,7 @@ export class WorkerStatusService {
 
   /** The figures and the verdict, for the API and the CLI alike; no access check. */
   async read(): Promise<WorkerStatus> {
-    const liveWorkers = await this.runs.countLiveWorkers(this.config.workerLivenessSeconds);
+    const liveWorkers = await this.heartbeats.countLive(this.config.workerLivenessSeconds);
     const figures: WorkerFigures = { liveWorkers, ...(await this.backlog.backlog()) };
     const problems = healthProblems(figures);
     return { ...figures, healthy: problems.length === 0, problems };

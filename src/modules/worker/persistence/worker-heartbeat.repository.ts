@@ -18,6 +18,15 @@ export class WorkerHeartbeatRepository {
     );
   }
 
+  /** Workers whose heartbeat is fresher than `livenessSeconds`. */
+  async countLive(livenessSeconds: number): Promise<number> {
+    const rows: Array<{ n: number }> = await this.dataSource.query(
+      `SELECT count(*)::int AS n FROM worker_heartbeat WHERE last_seen > now() - make_interval(secs => $1)`,
+      [livenessSeconds],
+    );
+    return rows[0]?.n ?? 0;
+  }
+
   /** Deletes the worker's row (a graceful stop); true when there was one. */
   async remove(workerId: string): Promise<boolean> {
     const result: unknown = await this.dataSource.query('DELETE FROM worker_heartbeat WHERE worker_id = $1', [

@@ -1,4 +1,4 @@
-import type { Checkpoint } from '../../runs';
+import type { Checkpoint } from './checkpoint';
 
 /** What a worker does with a queued run it claimed, given the checkpoint it opened. */
 export type PickupPlan = { readonly kind: 'launch' } | { readonly kind: 'fail'; readonly message: string };

@@ -1,0 +1,82 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { Refusal } from '../../../common/refusal';
+import type { AuthUser } from '../../../platform/auth/auth-user';
+import type { RunView } from '../../runs';
+import type { DecisionKind } from '../core/decision-checks';
+import type { DecisionView } from '../core/decision-view';
+import { DecisionsRepository } from '../persistence/decisions.repository';
+
+/** What a decision record says, before it is stored. */
+export interface DecisionEntry {
+  readonly id: string;
+  readonly kind: DecisionKind;
+  readonly reason?: 'VARIANT' | 'SKIP' | null;
+  readonly idempotencyKey?: string | null;
+  readonly fingerprint: string;
+  readonly path: 'INLINE' | 'DURABLE';
+}
+
+/**
+ * The decision record (docs/decisions.md, "The decision record"): who decided which turn of a
+ * run, how, on which path, under which idempotency key. Written inside the claim's transaction;
+ * a record that cannot be stored refuses the decision (NOT_AUDITABLE) and rolls the claim back.
+ */
+@Injectable()
+export class DecisionRecords {
+  private readonly logger = new Logger(DecisionRecords.name);
+
+  constructor(private readonly repository: DecisionsRepository) {}
+
+  /** Check 14: the record, or NOT_AUDITABLE. */
+  async write(
+    manager: EntityManager,
+    user: AuthUser,
+    run: RunView,
+    entry: DecisionEntry,
+  ): Promise<DecisionView> {
+    try {
+      return await this.repository.insert(
+        {
+          id: entry.id,
+          runId: run.id,
+          turn: run.turn,
+          kind: entry.kind,
+          decidedBy: user.id,
+          denialReason: entry.kind === 'DENY' ? (entry.reason ?? null) : null,
+          turnDigest: run.turnDigest!,
+          path: entry.path,
+          idempotencyKey: entry.idempotencyKey ?? null,
+          fingerprint: entry.fingerprint,
+        },
+        manager,
+      );
+    } catch (e) {
+      this.logger.error({ runId: run.id, err: e }, 'decision could not be audited');
+      throw new Refusal('NOT_AUDITABLE', 'The decision could not be recorded, so nothing was done');
+    }
+  }
+
+  /**
+   * The decision a user took on a run under an idempotency key: null when none; the earlier
+   * decision when its fingerprint matches; IDEMPOTENCY_KEY_REUSED when it does not.
+   */
+  async earlierUnderKey(
+    runId: string,
+    userId: number,
+    key: string,
+    fingerprint: string,
+  ): Promise<DecisionView | null> {
+    const earlier = await this.repository.findByKey(runId, userId, key);
+    if (!earlier) return null;
+    if (earlier.fingerprint !== fingerprint) {
+      throw new Refusal('IDEMPOTENCY_KEY_REUSED', 'This idempotency key was used for a different decision');
+    }
+    return earlier;
+  }
+
+  /** The decisions taken on a run, by turn (the audit trail; `Run.decisions`). */
+  async listForRun(runId: string): Promise<DecisionView[]> {
+    return this.repository.listForRun(runId);
+  }
+}

@@ -1,0 +1,106 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { decisionStep, type PendingTurn } from '../../../agent';
+import type { ErrorCode } from '../../../common/error-codes';
+import type { AppConfig } from '../../../config/app-config';
+import { APP_CONFIG } from '../../../config/config.module';
+import type { ConfigurationView } from '../../configurations';
+import type { Checkpoint } from '../core/checkpoint';
+import { RunsRepository, type ClaimedRun } from '../persistence/runs.repository';
+import { RunEventsPublisher } from './run-events';
+import { RunExecutor } from './run-executor';
+import { RunSettler } from './run-settler';
+import { StateVault } from './state-vault';
+
+export type DecidedCheckpoint = Extract<Checkpoint, { kind: 'decided' }>;
+
+/**
+ * The runs module's side of the durable path: recorded decisions claimed for this process
+ * (DECISION_RECORDED -> RUNNING, SKIP LOCKED), their sealed decision opened once, and either
+ * carried out (the decision's step recorded where it is not yet, then the continuation) or
+ * handed back to the waiting state through the settler. Which of the two is the approvals
+ * module's policy (RecordedDecisions).
+ */
+@Injectable()
+export class DecidedRuns {
+  constructor(
+    private readonly repository: RunsRepository,
+    private readonly vault: StateVault,
+    private readonly executor: RunExecutor,
+    private readonly settler: RunSettler,
+    private readonly events: RunEventsPublisher,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Up to `limit` recorded decisions, oldest first; with `olderThanSeconds` only those that waited that long. */
+  async claimRecorded(claimedBy: string, limit: number, olderThanSeconds = 0): Promise<ClaimedRun[]> {
+    return this.repository.claimRecorded(claimedBy, this.config.runLeaseSeconds, limit, olderThanSeconds);
+  }
+
+  /** The decision sealed into a claimed run, or why it cannot be carried out. */
+  openDecided(claim: ClaimedRun): DecidedCheckpoint | { readonly unusable: string } {
+    let checkpoint: Checkpoint;
+    try {
+      checkpoint = this.vault.open(claim.run.id, claim.run.checkpoint);
+    } catch {
+      return { unusable: 'The recorded decision cannot be read' };
+    }
+    if (checkpoint.kind !== 'decided' || !checkpoint.state.pending) {
+      return { unusable: 'The run holds no recorded decision' };
+    }
+    return checkpoint;
+  }
+
+  /** Whether the decision's APPROVAL / INPUT step is recorded already (a run cut off after it). */
+  async stepRecorded(claim: ClaimedRun): Promise<boolean> {
+    return this.repository.decisionStepRecorded(claim.run.id, claim.run.turn);
+  }
+
+  /**
+   * Carries out a claimed decision: records its step unless `stepRecorded`, then continues the
+   * run in this process. Nothing when the lease was lost meanwhile.
+   */
+  async carryOut(
+    claim: ClaimedRun,
+    decided: DecidedCheckpoint,
+    deciderId: number,
+    configuration: ConfigurationView,
+    stepRecorded: boolean,
+  ): Promise<void> {
+    const { run, lease } = claim;
+    let stepCount = run.stepCount;
+    if (!stepRecorded) {
+      const step = decisionStep(decided.decision, decided.state, deciderId);
+      const sequence = await this.repository.appendStep(lease, step, this.config.runLeaseSeconds);
+      if (sequence === null) return; // fenced out: another process holds the run now
+      stepCount = sequence;
+      await this.events.step(
+        run.id,
+        { ...step, sequence, at: new Date().toISOString() },
+        'RUNNING',
+        run.turn,
+      );
+    }
+    this.executor.launch({ lease, run: { ...run, stepCount }, configuration, checkpoint: decided });
+  }
+
+  /** Back to the waiting state with the paused state it had, and why; false when fenced out. */
+  async handBack(claim: ClaimedRun, decided: DecidedCheckpoint, code: ErrorCode): Promise<boolean> {
+    const pending = decided.state.pending as PendingTurn;
+    const row = await this.settler.settle(
+      { lease: claim.lease },
+      {
+        kind: 'HANDED_BACK',
+        status: pending.kind === 'APPROVAL' ? 'WAITING_FOR_APPROVAL' : 'WAITING_FOR_INPUT',
+        checkpoint: this.vault.seal(claim.run.id, { v: 1, kind: 'state', state: decided.state }),
+        pending,
+        code,
+      },
+    );
+    return row !== null;
+  }
+
+  /** A recorded decision that cannot be carried out nor handed back: the run fails. */
+  async fail(claim: ClaimedRun, message: string): Promise<void> {
+    await this.settler.settle({ lease: claim.lease }, { kind: 'FAILED', reason: 'NOT_RETRYABLE', message });
+  }
+}

@@ -1,0 +1,61 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { StateUnreadableError } from '../../../agent';
+import type { AppConfig } from '../../../config/app-config';
+import { APP_CONFIG } from '../../../config/config.module';
+import { ConfigurationsService } from '../../configurations';
+import type { Checkpoint } from '../core/checkpoint';
+import { pickupPlan, UNREADABLE_CHECKPOINT_MESSAGE } from '../core/pickup.policy';
+import { RunsRepository, type ClaimedRun } from '../persistence/runs.repository';
+import { RunExecutor } from './run-executor';
+import { RunSettler } from './run-settler';
+import { StateVault } from './state-vault';
+
+/** What became of a claimed queued run. */
+export type Begun = 'launched' | 'failed' | 'decided';
+
+/**
+ * Queued runs for a worker: claimed (QUEUED -> RUNNING, `FOR UPDATE SKIP LOCKED`, oldest
+ * first, each under a fresh lease) and begun in this process from their checkpoint. A run
+ * whose checkpoint still holds a decision (`decided`: requeued before its decision was carried
+ * out) is the approvals module's to resume; one whose checkpoint cannot be used fails
+ * NOT_RETRYABLE under the lease just taken.
+ */
+@Injectable()
+export class QueuedRuns {
+  constructor(
+    private readonly repository: RunsRepository,
+    private readonly vault: StateVault,
+    private readonly executor: RunExecutor,
+    private readonly settler: RunSettler,
+    private readonly configurations: ConfigurationsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async claim(workerId: string, limit: number): Promise<ClaimedRun[]> {
+    return this.repository.claimQueued(workerId, this.config.runLeaseSeconds, limit);
+  }
+
+  async begin(claim: ClaimedRun): Promise<Begun> {
+    const { lease, run } = claim;
+    let checkpoint: Checkpoint;
+    try {
+      checkpoint = this.vault.open(run.id, run.checkpoint);
+    } catch (e) {
+      if (!(e instanceof StateUnreadableError)) throw e;
+      return this.fail(claim, UNREADABLE_CHECKPOINT_MESSAGE);
+    }
+    const plan = pickupPlan(checkpoint);
+    if (plan.kind === 'fail') return this.fail(claim, plan.message);
+    if (checkpoint.kind === 'decided') return 'decided';
+    const configuration = await this.configurations.getById(run.configurationId);
+    // why: a decision whose continuation was cut off past its first write is finished from a
+    // plain checkpoint here; the settler still records its outcome when the run settles.
+    this.executor.launch({ lease, run, configuration, checkpoint });
+    return 'launched';
+  }
+
+  private async fail(claim: ClaimedRun, message: string): Promise<'failed'> {
+    await this.settler.settle({ lease: claim.lease }, { kind: 'FAILED', reason: 'NOT_RETRYABLE', message });
+    return 'failed';
+  }
+}

@@ -1,0 +1,199 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import {
+  decisionStep,
+  digestsEqual,
+  StateUnreadableError,
+  type Decision,
+  type Step,
+  type SuspendedState,
+} from '../../../agent';
+import { Refusal } from '../../../common/refusal';
+import type { AppConfig } from '../../../config/app-config';
+import { APP_CONFIG } from '../../../config/config.module';
+import { TransactionRunner, type Tx } from '../../../platform/database/transaction-runner';
+import type { ConfigurationView } from '../../configurations';
+import type { RunView } from '../core/run-view';
+import { RunsRepository, type Lease } from '../persistence/runs.repository';
+import { RunEventsPublisher } from './run-events';
+import { RunExecutor } from './run-executor';
+import { StateVault } from './state-vault';
+import { WorkSignal } from './work-signal';
+
+type WaitingStatus = 'WAITING_FOR_APPROVAL' | 'WAITING_FOR_INPUT';
+
+/** A decision on a waiting run, as the approvals module has checked it so far. */
+export interface DecisionOnRun {
+  /** The run as read at the start of the decision (once). */
+  readonly run: RunView;
+  /** Its suspended state, opened once (`openSuspended`). */
+  readonly state: SuspendedState;
+  /** The digest of the turn the decider was shown. */
+  readonly turnDigest: string;
+  /** What the model is told (who decided, and how). */
+  readonly decision: Decision;
+  /** Who decided: the user id recorded in the decision step. */
+  readonly deciderId: number;
+  /** The id the decision record will have (sealed into the checkpoint with the claim). */
+  readonly decisionId: string;
+}
+
+/**
+ * The approvals module's part of the claim: its checks and its decision record, run inside the
+ * claim's transaction right after the claim (a Refusal thrown here rolls the claim back).
+ */
+export type DecisionPolicy = (tx: Tx) => Promise<void>;
+
+/** An inline claim: the run as it now is, the lease the continuation runs under. */
+export interface ClaimedDecision {
+  readonly run: RunView;
+  readonly lease: Lease;
+  readonly state: SuspendedState;
+  readonly decision: Decision;
+  readonly decisionId: string;
+}
+
+/**
+ * The runs module's side of a decision: a waiting run's state opened once, the claim (inline:
+ * WAITING_* -> RUNNING, with the decision's step and its sealed checkpoint; durable: WAITING_*
+ * -> DECISION_RECORDED) in ONE transaction with the approvals policy, the events after the
+ * commit, and the continuation. Exactly one of any number of concurrent claims wins: the
+ * claim is one conditional UPDATE on the waiting status, the turn and its digest.
+ */
+@Injectable()
+export class RunDecisions {
+  constructor(
+    private readonly repository: RunsRepository,
+    private readonly vault: StateVault,
+    private readonly executor: RunExecutor,
+    private readonly events: RunEventsPublisher,
+    private readonly transactions: TransactionRunner,
+    private readonly signal: WorkSignal,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** The paused state a waiting run holds; STATE_UNREADABLE where it cannot be read (it keeps waiting). */
+  openSuspended(run: RunView): SuspendedState {
+    try {
+      const checkpoint = this.vault.open(run.id, run.checkpoint);
+      if (checkpoint.kind !== 'state' || !checkpoint.state.pending) {
+        throw new StateUnreadableError('The stored state holds no pending turn');
+      }
+      return checkpoint.state;
+    } catch (e) {
+      if (e instanceof StateUnreadableError) {
+        throw new Refusal('STATE_UNREADABLE', "The run's suspended state cannot be read; it keeps waiting");
+      }
+      throw e;
+    }
+  }
+
+  /** Workers whose heartbeat is fresh: whether the durable path has anyone to carry it out. */
+  async liveWorkers(): Promise<number> {
+    return this.repository.countLiveWorkers(this.config.workerLivenessSeconds);
+  }
+
+  /**
+   * The inline claim, in one transaction: the run claimed under a fresh lease with the decided
+   * checkpoint, the policy (checks and decision record), the decision's step. After the commit
+   * the inbox and the run's streams hear of it; `continueClaimed` then carries it out.
+   */
+  async claim(on: DecisionOnRun, policy: DecisionPolicy): Promise<ClaimedDecision> {
+    const { run, state, decision, decisionId } = on;
+    const lease: Lease = { runId: run.id, token: randomUUID(), claimedBy: this.executor.instanceId };
+    const checkpoint = this.vault.seal(run.id, { v: 1, kind: 'decided', state, decision, decisionId });
+    return this.transactions.run(async (tx) => {
+      const claimed = await this.repository.claimForDecision(
+        tx.manager,
+        {
+          runId: run.id,
+          from: run.status as WaitingStatus,
+          turn: run.turn,
+          turnDigest: on.turnDigest,
+          checkpoint,
+        },
+        lease,
+        this.config.runLeaseSeconds,
+      );
+      if (!claimed) throw await this.lostClaim(tx, on);
+      await policy(tx);
+      const step = decisionStep(decision, state, on.deciderId);
+      const sequence = await this.repository.appendStep(lease, step, this.config.runLeaseSeconds, tx.manager);
+      if (sequence === null) {
+        throw new Refusal('NOT_AUDITABLE', 'The decision could not be recorded, so nothing was done');
+      }
+      tx.afterCommit(() => this.announceClaim(run, step, sequence));
+      const now = {
+        ...run,
+        status: 'RUNNING',
+        hadDecision: true,
+        stepCount: sequence,
+        waitingSince: null,
+        handBack: null,
+      };
+      return { run: now, lease, state, decision, decisionId };
+    });
+  }
+
+  /** Carries out a claimed decision in the background of this process. */
+  continueClaimed(claimed: ClaimedDecision, configuration: ConfigurationView): void {
+    const { run, lease, state, decision, decisionId } = claimed;
+    this.executor.launch({
+      lease,
+      run,
+      configuration,
+      checkpoint: { v: 1, kind: 'decided', state, decision, decisionId },
+    });
+  }
+
+  /**
+   * The durable claim, in one transaction: WAITING_* -> DECISION_RECORDED with the decision
+   * sealed into the checkpoint, and the policy; after the commit the inbox, the progress stream
+   * and the workers hear of it.
+   */
+  async record(on: DecisionOnRun, policy: DecisionPolicy): Promise<RunView> {
+    const { run, state, decision, decisionId } = on;
+    const checkpoint = this.vault.seal(run.id, { v: 1, kind: 'decided', state, decision, decisionId });
+    return this.transactions.run(async (tx) => {
+      const recorded = await this.repository.recordDecision(tx.manager, {
+        runId: run.id,
+        from: run.status as WaitingStatus,
+        turn: run.turn,
+        turnDigest: on.turnDigest,
+        checkpoint,
+      });
+      if (!recorded) throw await this.lostClaim(tx, on);
+      await policy(tx);
+      tx.afterCommit(async () => {
+        await this.events.inboxChanged(run.id);
+        await this.events.progress(run.id, run.stepCount, 'DECISION_RECORDED', run.turn);
+        await this.signal.notify();
+      });
+      return { ...run, status: 'DECISION_RECORDED', hadDecision: true, waitingSince: null, handBack: null };
+    });
+  }
+
+  /**
+   * Why a claim changed no row: the run still waits on the same turn, so the digest the
+   * decider saw is not the turn's (STALE_TURN); otherwise another decision (or a cancel) took
+   * it first (ALREADY_RESUMING).
+   */
+  private async lostClaim(tx: Tx, on: DecisionOnRun): Promise<Refusal> {
+    const now = await this.repository.findById(on.run.id, tx.manager);
+    const sameTurn = now !== null && now.status === on.run.status && now.turn === on.run.turn;
+    if (sameTurn && (!now.turnDigest || !digestsEqual(now.turnDigest, on.turnDigest))) {
+      return staleTurn(now.turn);
+    }
+    return new Refusal('ALREADY_RESUMING', 'Another decision on this run was taken first');
+  }
+
+  private async announceClaim(run: RunView, step: Step, sequence: number): Promise<void> {
+    await this.events.inboxChanged(run.id);
+    await this.events.step(run.id, { ...step, sequence, at: new Date().toISOString() }, 'RUNNING', run.turn);
+  }
+}
+
+/** The refusal for a digest that is not the waiting turn's. */
+export function staleTurn(turn: number): Refusal {
+  return new Refusal('STALE_TURN', 'This proposal changed since it was shown; reload it', { turn });
+}

@@ -1,0 +1,54 @@
+/**
+ * A run as the runs module hands it to its callers and the transport: the stored row's
+ * values, never the TypeORM entity (whose relations and identity map stay in persistence).
+ */
+export interface RunView {
+  readonly id: string;
+  readonly configurationId: number;
+  readonly ownerId: number;
+  readonly workspaceId: number;
+  readonly subjectPageId: number | null;
+  readonly subjectLanguageId: number | null;
+  readonly maxIterations: number;
+  readonly status: string;
+  readonly terminationReason: string | null;
+  readonly truncated: boolean;
+  readonly iterations: number;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  readonly stepCount: number;
+  /** Sealed; opened only by the runs module (StateVault). */
+  readonly checkpoint: string | null;
+  readonly turn: number;
+  readonly turnDigest: string | null;
+  readonly waitingSince: Date | null;
+  readonly claimedBy: string | null;
+  readonly leaseToken: string | null;
+  readonly leaseExpiresAt: Date | null;
+  readonly pendingEffect: Record<string, unknown> | null;
+  readonly requeueCount: number;
+  readonly predecessorRunId: string | null;
+  readonly skillInvocation: Record<string, unknown> | null;
+  readonly processPin: Record<string, unknown> | null;
+  readonly droppedProcess: Record<string, unknown> | null;
+  readonly handBack: Record<string, unknown> | null;
+  readonly recordedAt: Date | null;
+  readonly hadDecision: boolean;
+  readonly answer: string | null;
+  readonly errorMessage: string | null;
+  readonly createdAt: Date;
+  readonly startedAt: Date | null;
+  readonly finishedAt: Date | null;
+  readonly updatedAt: Date;
+}
+
+/** One stored step of a run. */
+export interface RunStepView {
+  readonly runId: string;
+  readonly sequence: number;
+  readonly kind: string;
+  readonly round: number;
+  readonly durationMs: number;
+  readonly payload: Record<string, unknown>;
+  readonly createdAt: Date;
+}
