@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { DataSource, EntityManager } from 'typeorm';
 
 /** A unit of work inside one transaction; effects queued with `afterCommit` run only on commit. */
@@ -7,9 +8,24 @@ export interface Tx {
   afterCommit(effect: () => void | Promise<void>): void;
 }
 
+/** The transaction the current async call chain runs in, if any (one per `TransactionRunner.run`). */
+const ambient = new AsyncLocalStorage<Tx>();
+
 /**
- * Opens transactions for the application services (the only place that does). Events and
- * other effects are queued on the unit of work and run after the commit, dropped on rollback.
+ * The manager a repository of `dataSource` works with: the transaction in progress in this call
+ * chain, else the pool. why: the transaction is carried, not threaded through every call, so a
+ * repository call inside `TransactionRunner.run` cannot run outside it by a forgotten argument.
+ */
+export function managerOf(dataSource: DataSource): EntityManager {
+  const tx = ambient.getStore();
+  return tx && tx.manager.connection === dataSource ? tx.manager : dataSource.manager;
+}
+
+/**
+ * Opens transactions for the application services (the only place that does). Inside `run`,
+ * every repository of the same data source works in that transaction (`managerOf`), and a
+ * nested `run` joins it. Effects queued with `afterCommit` (events, notices) run after the
+ * commit, and are dropped on rollback.
  */
 @Injectable()
 export class TransactionRunner {
@@ -18,21 +34,28 @@ export class TransactionRunner {
   constructor(private readonly dataSource: DataSource) {}
 
   async run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    const outer = ambient.getStore();
+    if (outer && outer.manager.connection === this.dataSource) return work(outer);
     const effects: Array<() => void | Promise<void>> = [];
-    const result = await this.dataSource.transaction((manager) =>
-      work({ manager, afterCommit: (effect) => effects.push(effect) }),
-    );
-    for (const effect of effects) {
-      try {
-        await effect();
-      } catch (e) {
-        this.logger.error(`after-commit effect failed: ${(e as Error).message}`);
+    const result = await this.dataSource.transaction((manager) => {
+      const tx: Tx = { manager, afterCommit: (effect) => effects.push(effect) };
+      return ambient.run(tx, () => work(tx));
+    });
+    // why: outside the transaction's context, so what an effect starts (a continuation, a
+    // publish) never reaches for the finished transaction's connection.
+    await ambient.exit(async () => {
+      for (const effect of effects) {
+        try {
+          await effect();
+        } catch (e) {
+          this.logger.error(`after-commit effect failed: ${(e as Error).message}`);
+        }
       }
-    }
+    });
     return result;
   }
 
   get manager(): EntityManager {
-    return this.dataSource.manager;
+    return managerOf(this.dataSource);
   }
 }

@@ -187,13 +187,14 @@ describe('PagesService on a real database', () => {
     it('runs inside the caller transaction and rolls back with it', async () => {
       const before = await countTexts();
       await expect(
-        ds.transaction(async (manager) => {
-          await pages.updateText(
-            users.alice!,
-            { pageId: ids.Launch!, languageId: 0, workspaceId: 8, title: 'Launched' },
-            manager,
-          );
-          expect((await pages.readText(ids.Launch!, 0, 8, manager))?.title).toBe('Launched');
+        new TransactionRunner(ds).run(async () => {
+          await pages.updateText(users.alice!, {
+            pageId: ids.Launch!,
+            languageId: 0,
+            workspaceId: 8,
+            title: 'Launched',
+          });
+          expect((await pages.readText(ids.Launch!, 0, 8))?.title).toBe('Launched');
           throw new Error('caller gives up');
         }),
       ).rejects.toThrow('caller gives up');

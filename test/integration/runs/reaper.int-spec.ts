@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { TransactionRunner } from '../../../src/platform/database/transaction-runner';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../../../src/config/app-config';
 import type { ReapedRun } from '../../../src/modules/runs/persistence/runs.repository';
@@ -111,7 +112,7 @@ describe('the reaper on a real database', () => {
     expect(await kit.repository.setPendingEffect(lease, { callId: 'call_1', toolName: 'pages_update' })).toBe(
       true,
     );
-    expect(await ds.transaction((manager) => kit.repository.markEffectApplied(lease, manager))).toBe(true);
+    expect(await new TransactionRunner(ds).run(() => kit.repository.markEffectApplied(lease))).toBe(true);
     await expireLease(ds, lease.runId);
     expect(byId(await kit.repository.reapExpired(100), lease.runId)).toMatchObject({
       id: lease.runId,
@@ -135,9 +136,9 @@ describe('the reaper on a real database', () => {
       true,
     );
     // the write's transaction rolled back: its mark with it
-    await ds
-      .transaction(async (manager) => {
-        expect(await kit.repository.markEffectApplied(lease, manager)).toBe(true);
+    await new TransactionRunner(ds)
+      .run(async () => {
+        expect(await kit.repository.markEffectApplied(lease)).toBe(true);
         throw new Error('the process died inside the write');
       })
       .catch(() => undefined);
@@ -160,7 +161,7 @@ describe('the reaper on a real database', () => {
     const lease = await runningRun(kit);
     await kit.repository.setPendingEffect(lease, { callId: 'call_3', toolName: 'pages_update' });
     const stale = { ...lease, token: '00000000-0000-4000-8000-000000000000' };
-    expect(await ds.transaction((manager) => kit.repository.markEffectApplied(stale, manager))).toBe(false);
+    expect(await new TransactionRunner(ds).run(() => kit.repository.markEffectApplied(stale))).toBe(false);
     expect((await rowOf(ds, lease.runId)).pending_effect).toEqual({
       callId: 'call_3',
       toolName: 'pages_update',
@@ -187,7 +188,7 @@ describe('the reaper on a real database', () => {
     await kit.repository.appendStep(failed, step(1), LEASE_SECONDS);
     await kit.repository.appendStep(failed, step(2), LEASE_SECONDS);
     await kit.repository.setPendingEffect(failed, { callId: 'call_9', toolName: 'pages_update' });
-    await ds.transaction((manager) => kit.repository.markEffectApplied(failed, manager));
+    await new TransactionRunner(ds).run(() => kit.repository.markEffectApplied(failed));
     await expireLease(ds, requeued.runId);
     await expireLease(ds, failed.runId);
     const reaped = await reaper.reapOnce();

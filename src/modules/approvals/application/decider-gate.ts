@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import type { PendingTurn } from '../../../agent';
 import type { AuthUser } from '../../../platform/auth/auth-user';
 import { mayEditPageText, mayShowPage, PagesService } from '../../content';
@@ -14,10 +13,10 @@ export class DeciderGate {
   constructor(private readonly pages: PagesService) {}
 
   /** True when the decider may perform what the pending turn would do. */
-  async permits(decider: AuthUser, pending: PendingTurn, manager?: EntityManager): Promise<boolean> {
+  async permits(decider: AuthUser, pending: PendingTurn): Promise<boolean> {
     for (const call of pending.calls) {
       if (pending.kind === 'APPROVAL' && !call.writes) continue;
-      if (!(await this.mayRun(decider, call.toolName, call.arguments, manager))) return false;
+      if (!(await this.mayRun(decider, call.toolName, call.arguments))) return false;
     }
     return true;
   }
@@ -26,17 +25,16 @@ export class DeciderGate {
     user: AuthUser,
     tool: string,
     args: Readonly<Record<string, unknown>>,
-    manager?: EntityManager,
   ): Promise<boolean> {
     switch (tool) {
       case 'pages_update': {
-        const page = await this.pages.getPageForUser(user, Number(args.pageId), manager);
+        const page = await this.pages.getPageForUser(user, Number(args.pageId));
         if (!page) return false;
-        const languages = await this.pages.siteLanguageIds(page, manager);
+        const languages = await this.pages.siteLanguageIds(page);
         return mayEditPageText(user, page, Number(args.languageId ?? 0), languages);
       }
       case 'pages_read': {
-        const page = await this.pages.getPageForUser(user, Number(args.pageId), manager);
+        const page = await this.pages.getPageForUser(user, Number(args.pageId));
         return page !== null && mayShowPage(user, page);
       }
       case 'pages_search':

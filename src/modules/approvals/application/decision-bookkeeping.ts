@@ -1,5 +1,4 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { RunSettlements, type RunSettled } from '../../runs';
 import { DecisionsRepository } from '../persistence/decisions.repository';
 
@@ -18,11 +17,11 @@ export class DecisionBookkeeping implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.settlements.keepDecisionsWith({ settled: (manager, event) => this.settled(manager, event) });
+    this.settlements.keepDecisionsWith({ settled: (event) => this.settled(event) });
   }
 
-  async settled(manager: EntityManager, event: RunSettled): Promise<void> {
-    if (event.handBack) await this.decisions.handBackOpen(manager, event.runId, event.handBack);
-    else await this.decisions.settleOpen(manager, event.runId, event.status);
+  async settled(event: RunSettled): Promise<void> {
+    if (event.handBack) await this.decisions.handBackOpen(event.runId, event.handBack);
+    else await this.decisions.settleOpen(event.runId, event.status);
   }
 }

@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { Refusal } from '../../../common/refusal';
 import type { AuthUser } from '../../../platform/auth/auth-user';
 import type { RunView } from '../../runs';
@@ -29,28 +28,20 @@ export class DecisionRecords {
   constructor(private readonly repository: DecisionsRepository) {}
 
   /** Check 14: the record, or NOT_AUDITABLE. */
-  async write(
-    manager: EntityManager,
-    user: AuthUser,
-    run: RunView,
-    entry: DecisionEntry,
-  ): Promise<DecisionView> {
+  async write(user: AuthUser, run: RunView, entry: DecisionEntry): Promise<DecisionView> {
     try {
-      return await this.repository.insert(
-        {
-          id: entry.id,
-          runId: run.id,
-          turn: run.turn,
-          kind: entry.kind,
-          decidedBy: user.id,
-          denialReason: entry.kind === 'DENY' ? (entry.reason ?? null) : null,
-          turnDigest: run.turnDigest!,
-          path: entry.path,
-          idempotencyKey: entry.idempotencyKey ?? null,
-          fingerprint: entry.fingerprint,
-        },
-        manager,
-      );
+      return await this.repository.insert({
+        id: entry.id,
+        runId: run.id,
+        turn: run.turn,
+        kind: entry.kind,
+        decidedBy: user.id,
+        denialReason: entry.kind === 'DENY' ? (entry.reason ?? null) : null,
+        turnDigest: run.turnDigest!,
+        path: entry.path,
+        idempotencyKey: entry.idempotencyKey ?? null,
+        fingerprint: entry.fingerprint,
+      });
     } catch (e) {
       this.logger.error({ runId: run.id, err: e }, 'decision could not be audited');
       throw new Refusal('NOT_AUDITABLE', 'The decision could not be recorded, so nothing was done');

@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from 'typeorm';
 import {
   digestsEqual,
   InvalidInputError,
@@ -44,7 +43,7 @@ export interface DecideCommand {
    * Runs inside the transaction that claims or records the decision, after the claim (the
    * chat claims its conversation there): a Refusal thrown here rolls the claim back.
    */
-  readonly alongside?: (manager: EntityManager) => Promise<void>;
+  readonly alongside?: () => Promise<void>;
 }
 
 export interface DecisionReceipt {
@@ -133,16 +132,16 @@ export class DecisionsService {
     configuration: ConfigurationView,
   ): Promise<DecisionReceipt> {
     let decision: DecisionView | null = null;
-    const claimed = await this.runDecisions.claim(on, async ({ manager }) => {
+    const claimed = await this.runDecisions.claim(on, async () => {
       // why: the gate is for what the decider makes happen; a denial executes nothing (the
       // model is told who declined), so an owner or approver without edit rights may still deny.
-      if (command.kind !== 'DENY' && !(await this.gate.permits(user, on.state.pending!, manager))) {
+      if (command.kind !== 'DENY' && !(await this.gate.permits(user, on.state.pending!))) {
         throw command.kind === 'INPUT'
           ? new Refusal('SUBMITTER_NOT_PERMITTED', 'You may not run every call this input would continue')
           : new Refusal('APPROVER_NOT_PERMITTED', 'You may not perform every write this turn proposes');
       }
-      await command.alongside?.(manager);
-      decision = await this.records.write(manager, user, on.run, entryOf(on, command, fingerprint, 'INLINE'));
+      await command.alongside?.();
+      decision = await this.records.write(user, on.run, entryOf(on, command, fingerprint, 'INLINE'));
     });
     this.runDecisions.continueClaimed(claimed, configuration);
     return { decision: decision!, run: claimed.run, path: 'INLINE' };
@@ -160,14 +159,9 @@ export class DecisionsService {
     fingerprint: string,
   ): Promise<DecisionReceipt> {
     let decision: DecisionView | null = null;
-    const run = await this.runDecisions.record(on, async ({ manager }) => {
-      await command.alongside?.(manager);
-      decision = await this.records.write(
-        manager,
-        user,
-        on.run,
-        entryOf(on, command, fingerprint, 'DURABLE'),
-      );
+    const run = await this.runDecisions.record(on, async () => {
+      await command.alongside?.();
+      decision = await this.records.write(user, on.run, entryOf(on, command, fingerprint, 'DURABLE'));
     });
     return { decision: decision!, run, path: 'DURABLE' };
   }

@@ -1,27 +1,28 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { managerOf } from '../../../platform/database/transaction-runner';
 import { DecisionEntity } from './decision.entity';
 
 @Injectable()
 export class DecisionsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  private m(manager?: EntityManager): EntityManager {
-    return manager ?? this.dataSource.manager;
+  /** The transaction in progress (TransactionRunner), else the pool. */
+  private m(): EntityManager {
+    return managerOf(this.dataSource);
   }
 
   /** The decision a user took on a run under an idempotency key, if any. */
   async findByKey(runId: string, userId: number, key: string): Promise<DecisionEntity | null> {
-    return this.dataSource.manager.findOne(DecisionEntity, {
+    return managerOf(this.dataSource).findOne(DecisionEntity, {
       where: { runId, decidedBy: userId, idempotencyKey: key },
     });
   }
 
   async insert(
     decision: Omit<DecisionEntity, 'decidedAt' | 'outcome' | 'settledAt' | 'handedBackCode'>,
-    manager?: EntityManager,
   ): Promise<DecisionEntity> {
-    const rows: DecisionEntity[] = await this.m(manager).query(
+    const rows: DecisionEntity[] = await this.m().query(
       `INSERT INTO decision (id, run_id, turn, kind, decided_by, denial_reason, turn_digest, path, idempotency_key, fingerprint)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
        RETURNING decided_at`,
@@ -47,16 +48,16 @@ export class DecisionsRepository {
        AND handed_back_code IS NULL ORDER BY turn DESC, decided_at DESC LIMIT 1)`;
 
   /** Records the status a run settled in as the outcome of its open decision, if it has one. */
-  async settleOpen(manager: EntityManager, runId: string, status: string): Promise<void> {
-    await manager.query(
+  async settleOpen(runId: string, status: string): Promise<void> {
+    await this.m().query(
       `UPDATE decision SET outcome = $2, settled_at = now() WHERE id = ${DecisionsRepository.OPEN}`,
       [runId, status],
     );
   }
 
   /** Marks the open decision of a run handed back by a worker; its turn is open again. */
-  async handBackOpen(manager: EntityManager, runId: string, code: string): Promise<void> {
-    await manager.query(
+  async handBackOpen(runId: string, code: string): Promise<void> {
+    await this.m().query(
       `UPDATE decision SET handed_back_code = $2, outcome = NULL, settled_at = now()
         WHERE id = ${DecisionsRepository.OPEN}`,
       [runId, code],
@@ -64,10 +65,10 @@ export class DecisionsRepository {
   }
 
   async listForRun(runId: string): Promise<DecisionEntity[]> {
-    return this.dataSource.manager.find(DecisionEntity, { where: { runId }, order: { turn: 'ASC' } });
+    return managerOf(this.dataSource).find(DecisionEntity, { where: { runId }, order: { turn: 'ASC' } });
   }
 
   async findById(id: string): Promise<DecisionEntity | null> {
-    return this.dataSource.manager.findOne(DecisionEntity, { where: { id } });
+    return managerOf(this.dataSource).findOne(DecisionEntity, { where: { id } });
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { managerOf } from '../../../platform/database/transaction-runner';
 import { NewToken } from '../core/identity';
 import { ApiTokenEntity } from './api-token.entity';
 
@@ -15,7 +16,7 @@ export class ApiTokensRepository {
   async insert(
     token: NewToken,
     tokenHash: string,
-    manager: EntityManager = this.dataSource.manager,
+    manager: EntityManager = managerOf(this.dataSource),
   ): Promise<string | null> {
     const rows: Array<{ id: string }> = await manager.query(
       `INSERT INTO api_token (user_id, token_hash, label, expires_at)
@@ -35,7 +36,7 @@ export class ApiTokensRepository {
     tokenId: string,
     ownerId: number | null,
     now: Date,
-    manager: EntityManager = this.dataSource.manager,
+    manager: EntityManager = managerOf(this.dataSource),
   ): Promise<boolean> {
     const query = manager
       .createQueryBuilder()

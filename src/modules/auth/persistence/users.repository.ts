@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In } from 'typeorm';
+import { managerOf } from '../../../platform/database/transaction-runner';
 import { Grant, GRANTS } from '../../../platform/auth/auth-user';
 import { GroupView, NewUser, UserView } from '../core/identity';
 import { GroupEntity } from './group.entity';
@@ -29,23 +30,23 @@ export function toUserView(u: UserEntity): UserView {
 export class UsersRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async listUsers(manager: EntityManager = this.dataSource.manager): Promise<UserView[]> {
+  async listUsers(manager: EntityManager = managerOf(this.dataSource)): Promise<UserView[]> {
     const rows = await manager.find(UserEntity, { relations: { groups: true }, order: { id: 'ASC' } });
     return rows.map(toUserView);
   }
 
-  async listGroups(manager: EntityManager = this.dataSource.manager): Promise<GroupView[]> {
+  async listGroups(manager: EntityManager = managerOf(this.dataSource)): Promise<GroupView[]> {
     const rows = await manager.find(GroupEntity, { order: { id: 'ASC' } });
     return rows.map(toGroupView);
   }
 
-  async findUsersByIds(ids: readonly number[], manager: EntityManager = this.dataSource.manager) {
+  async findUsersByIds(ids: readonly number[], manager: EntityManager = managerOf(this.dataSource)) {
     if (ids.length === 0) return [];
     const rows = await manager.find(UserEntity, { where: { id: In([...ids]) }, relations: { groups: true } });
     return rows.map(toUserView);
   }
 
-  async findUserByUsername(username: string, manager: EntityManager = this.dataSource.manager) {
+  async findUserByUsername(username: string, manager: EntityManager = managerOf(this.dataSource)) {
     const row = await manager.findOne(UserEntity, { where: { username }, relations: { groups: true } });
     return row ? toUserView(row) : null;
   }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In, IsNull } from 'typeorm';
+import { managerOf } from '../../../platform/database/transaction-runner';
 import { GroupEntity } from '../../auth/persistence/group.entity';
 import { SkillEntity } from '../../skills/persistence/skill.entity';
 import { ConfigurationView, isPrivacyLevel, PrivacyLevel } from '../core/configuration';
@@ -65,7 +66,7 @@ export class ConfigurationsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   get manager(): EntityManager {
-    return this.dataSource.manager;
+    return managerOf(this.dataSource);
   }
 
   async findById(id: number, manager: EntityManager = this.manager): Promise<ConfigurationRow | null> {

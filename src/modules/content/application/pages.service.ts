@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { TransactionRunner } from '../../../platform/database/transaction-runner';
 import { badInput } from '../../../common/refusal';
 import {
@@ -77,8 +76,7 @@ const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 /**
  * Pages and their texts for other modules: the agent tools (pages_read, pages_search,
  * pages_update run as the run's owner), runs and conversations. Methods take the user whose
- * rights apply explicitly (an `AuthUser` fits) and an optional manager to run inside the
- * caller's transaction.
+ * rights apply explicitly (an `AuthUser` fits); inside a caller's transaction they work in it.
  */
 @Injectable()
 export class PagesService {
@@ -88,14 +86,14 @@ export class PagesService {
   ) {}
 
   /** The page, or null where it does not exist or the user may not show it (alike). */
-  async getPageForUser(user: ContentUser, pageId: number, manager?: EntityManager): Promise<PageView | null> {
-    const page = await this.repository.findPage(pageId, manager);
+  async getPageForUser(user: ContentUser, pageId: number): Promise<PageView | null> {
+    const page = await this.repository.findPage(pageId);
     return page && mayShowPage(user, page) ? page : null;
   }
 
   /** The page the user may show; refuses PAGE_NOT_ACCESSIBLE (unknown and hidden alike). */
-  async requireShowablePage(user: ContentUser, pageId: number, manager?: EntityManager): Promise<PageView> {
-    const page = await this.getPageForUser(user, pageId, manager);
+  async requireShowablePage(user: ContentUser, pageId: number): Promise<PageView> {
+    const page = await this.getPageForUser(user, pageId);
     if (!page) throw pageNotAccessible(pageId);
     return page;
   }
@@ -104,20 +102,20 @@ export class PagesService {
    * The page a run without a subject is about: the root page of the first site (the demo's
    * "Home"); null where there is no site. No permission check: tools check the owner's.
    */
-  async defaultPageId(manager?: EntityManager): Promise<number | null> {
-    return this.repository.firstRootPageId(manager);
+  async defaultPageId(): Promise<number | null> {
+    return this.repository.firstRootPageId();
   }
 
   /** The page's site languages with code and title (empty for a page outside every site). */
-  async siteLanguagesOf(page: PageView, manager?: EntityManager): Promise<SiteLanguageView[]> {
+  async siteLanguagesOf(page: PageView): Promise<SiteLanguageView[]> {
     if (page.siteId === null) return [];
-    return this.repository.siteLanguages([page.siteId], manager);
+    return this.repository.siteLanguages([page.siteId]);
   }
 
   /** The page's languages: its site's language ids, or `[0]` for a page outside every site. */
-  async siteLanguageIds(page: PageView, manager?: EntityManager): Promise<number[]> {
+  async siteLanguageIds(page: PageView): Promise<number[]> {
     if (page.siteId === null) return pageLanguageIds(page, []);
-    const languages = await this.repository.siteLanguages([page.siteId], manager);
+    const languages = await this.repository.siteLanguages([page.siteId]);
     return pageLanguageIds(
       page,
       languages.map((l) => l.languageId),
@@ -133,10 +131,9 @@ export class PagesService {
     pageId: number,
     languageId: number,
     workspaceId: number = LIVE_WORKSPACE,
-    manager?: EntityManager,
   ): Promise<PageTextView | null> {
     const workspaces = workspaceId === LIVE_WORKSPACE ? [LIVE_WORKSPACE] : [workspaceId, LIVE_WORKSPACE];
-    const rows = await this.repository.findTexts([pageId], languageId, workspaces, manager);
+    const rows = await this.repository.findTexts([pageId], languageId, workspaces);
     return (
       rows.find((r) => r.workspaceId === workspaceId) ??
       rows.find((r) => r.workspaceId === LIVE_WORKSPACE) ??
@@ -154,13 +151,12 @@ export class PagesService {
     pageId: number,
     languageId = 0,
     workspaceId: number = LIVE_WORKSPACE,
-    manager?: EntityManager,
   ): Promise<PageRead> {
     checkLanguageAndWorkspace(languageId, workspaceId);
-    const page = await this.requireShowablePage(user, pageId, manager);
+    const page = await this.requireShowablePage(user, pageId);
     const [text, languageIds] = await Promise.all([
-      this.readText(pageId, languageId, workspaceId, manager),
-      this.siteLanguageIds(page, manager),
+      this.readText(pageId, languageId, workspaceId),
+      this.siteLanguageIds(page),
     ]);
     return { page, text, languageIds };
   }
@@ -170,24 +166,14 @@ export class PagesService {
    * `%` and `_` match themselves), one hit per page, by page id, at most `limit` (1..50).
    * BAD_USER_INPUT for a blank query or one over 200 characters.
    */
-  async search(
-    user: ContentUser,
-    query: string,
-    limit = 10,
-    manager?: EntityManager,
-  ): Promise<PageSearchHit[]> {
+  async search(user: ContentUser, query: string, limit = 10): Promise<PageSearchHit[]> {
     const text = typeof query === 'string' ? query.trim() : '';
     if (text === '') throw badInput('query must not be blank', { field: 'query' });
     if (text.length > SEARCH_MAX_QUERY) {
       throw badInput(`query is longer than ${SEARCH_MAX_QUERY} characters`, { field: 'query' });
     }
     const bounded = Math.min(Math.max(Math.trunc(limit) || 1, 1), SEARCH_MAX_LIMIT);
-    const hits = await this.repository.searchLive(
-      `%${escapeLike(text)}%`,
-      showableRoots(user),
-      bounded,
-      manager,
-    );
+    const hits = await this.repository.searchLive(`%${escapeLike(text)}%`, showableRoots(user), bounded);
     return hits;
   }
 
@@ -197,60 +183,46 @@ export class PagesService {
    * PAGE_NOT_ACCESSIBLE (unknown or hidden page; a page the user may not edit),
    * LANGUAGE_NOT_ACCESSIBLE (not a language of the page's site, or not one the user may edit).
    */
-  async planTextUpdate(
-    user: ContentUser,
-    input: PageTextUpdate,
-    manager?: EntityManager,
-  ): Promise<PageTextUpdateResult> {
+  async planTextUpdate(user: ContentUser, input: PageTextUpdate): Promise<PageTextUpdateResult> {
     checkLanguageAndWorkspace(input.languageId, input.workspaceId);
-    const page = await this.requireShowablePage(user, input.pageId, manager);
+    const page = await this.requireShowablePage(user, input.pageId);
     if (!mayEditPage(user, page)) throw pageNotAccessible(page.id, 'edit');
-    const languageIds = await this.siteLanguageIds(page, manager);
+    const languageIds = await this.siteLanguageIds(page);
     if (!mayEditLanguage(user, page, input.languageId, languageIds)) {
       throw languageNotAccessible(page.id, input.languageId);
     }
-    const current =
-      (await this.readText(page.id, input.languageId, input.workspaceId, manager)) ?? EMPTY_PAGE_TEXT;
+    const current = (await this.readText(page.id, input.languageId, input.workspaceId)) ?? EMPTY_PAGE_TEXT;
     const changes = pageTextChanges(current, input);
     return this.result(page, input, changes, false, current);
   }
 
   /** The preview lines of an update (`field: "old" → "new"`, changed fields only); refuses as `updateText`. */
-  async preview(user: ContentUser, input: PageTextUpdate, manager?: EntityManager): Promise<string[]> {
-    return [...(await this.planTextUpdate(user, input, manager)).preview];
+  async preview(user: ContentUser, input: PageTextUpdate): Promise<string[]> {
+    return [...(await this.planTextUpdate(user, input)).preview];
   }
 
   /**
    * Writes the changed fields into the given workspace as `user` (page and language rights,
    * see `planTextUpdate` for the refusals, all before any write). A workspace without its own
    * row first gets a copy of the live text, so live stays untouched. An update that changes
-   * nothing writes nothing. Runs in the caller's transaction where a manager is given.
+   * nothing writes nothing. Runs in the caller's transaction where there is one.
    */
-  async updateText(
-    user: ContentUser,
-    input: PageTextUpdate,
-    manager?: EntityManager,
-  ): Promise<PageTextUpdateResult> {
-    if (manager) return this.updateTextIn(user, input, manager);
-    return this.transactions.run((tx) => this.updateTextIn(user, input, tx.manager));
+  async updateText(user: ContentUser, input: PageTextUpdate): Promise<PageTextUpdateResult> {
+    return this.transactions.run(() => this.updateTextIn(user, input));
   }
 
-  private async updateTextIn(
-    user: ContentUser,
-    input: PageTextUpdate,
-    manager: EntityManager,
-  ): Promise<PageTextUpdateResult> {
-    const plan = await this.planTextUpdate(user, input, manager);
+  private async updateTextIn(user: ContentUser, input: PageTextUpdate): Promise<PageTextUpdateResult> {
+    const plan = await this.planTextUpdate(user, input);
     if (plan.changes.length === 0) return plan;
     const { pageId, languageId, workspaceId } = input;
-    const created = await this.repository.ensureText(pageId, languageId, workspaceId, manager);
+    const created = await this.repository.ensureText(pageId, languageId, workspaceId);
     // why: the diff is recomputed against the locked row, so a concurrent update between the
     // plan and the write is neither lost in the result nor overwritten field by field.
-    const locked = await this.repository.findText(pageId, languageId, workspaceId, { lock: true }, manager);
+    const locked = await this.repository.findText(pageId, languageId, workspaceId, { lock: true });
     if (!locked)
       throw new Error(`page_text ${pageId}/${languageId}/${workspaceId} vanished inside the transaction`);
     const changes = pageTextChanges(locked, input);
-    const updated = await this.repository.updateTextFields(pageId, languageId, workspaceId, changes, manager);
+    const updated = await this.repository.updateTextFields(pageId, languageId, workspaceId, changes);
     if (changes.length > 0 && updated !== 1)
       throw new Error(`page_text update changed ${updated} rows, expected 1`);
     return this.result(plan.page, input, changes, created, applyPageTextChanges(locked, changes));

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In } from 'typeorm';
+import { managerOf } from '../../../platform/database/transaction-runner';
 import { PageSearchHit, PageTextView, PageView, SiteLanguageView, SiteView } from '../core/content.types';
 import { EMPTY_PAGE_TEXT, PageTextChange } from '../core/page-text-changes';
 import { PageTextEntity } from './page-text.entity';
@@ -55,24 +56,25 @@ function toTextView(t: PageTextEntity): PageTextView {
 export class ContentRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  private m(manager?: EntityManager): EntityManager {
-    return manager ?? this.dataSource.manager;
+  /** The transaction in progress (TransactionRunner), else the pool. */
+  private m(): EntityManager {
+    return managerOf(this.dataSource);
   }
 
-  async findPages(ids: readonly number[], manager?: EntityManager): Promise<PageView[]> {
+  async findPages(ids: readonly number[]): Promise<PageView[]> {
     if (ids.length === 0) return [];
-    const rows = await this.m(manager).find(PageEntity, { where: { id: In([...ids]) } });
+    const rows = await this.m().find(PageEntity, { where: { id: In([...ids]) } });
     return rows.map(toPageView);
   }
 
-  async findPage(id: number, manager?: EntityManager): Promise<PageView | null> {
-    return (await this.findPages([id], manager))[0] ?? null;
+  async findPage(id: number): Promise<PageView | null> {
+    return (await this.findPages([id]))[0] ?? null;
   }
 
   /** The children of the given pages, in tree order (sorting, then id). */
-  async childrenOf(parentIds: readonly number[], manager?: EntityManager): Promise<PageView[]> {
+  async childrenOf(parentIds: readonly number[]): Promise<PageView[]> {
     if (parentIds.length === 0) return [];
-    const rows = await this.m(manager).find(PageEntity, {
+    const rows = await this.m().find(PageEntity, {
       where: { parentId: In([...parentIds]) },
       order: { sorting: 'ASC', id: 'ASC' },
     });
@@ -80,16 +82,16 @@ export class ContentRepository {
   }
 
   /** The root page of the first site (lowest site id): where a run without a subject starts. */
-  async firstRootPageId(manager?: EntityManager): Promise<number | null> {
-    const rows: Array<{ id: number }> = await this.m(manager).query(
+  async firstRootPageId(): Promise<number | null> {
+    const rows: Array<{ id: number }> = await this.m().query(
       'SELECT id FROM page WHERE parent_id IS NULL AND site_id IS NOT NULL ORDER BY site_id, id LIMIT 1',
     );
     return rows[0] ? Number(rows[0].id) : null;
   }
 
   /** The site's shallowest page within the roots (the root page itself for 'all'). */
-  async topmostPage(siteId: number, roots: RootsFilter, manager?: EntityManager): Promise<PageView | null> {
-    const rows: PageRow[] = await this.m(manager).query(
+  async topmostPage(siteId: number, roots: RootsFilter): Promise<PageView | null> {
+    const rows: PageRow[] = await this.m().query(
       `SELECT id, parent_id, site_id, slug, sorting, rootline FROM page
         WHERE site_id = $1 AND ($2::boolean OR rootline && $3::int[] OR id = ANY($3::int[]))
         ORDER BY cardinality(rootline), sorting, id LIMIT 1`,
@@ -99,9 +101,9 @@ export class ContentRepository {
   }
 
   /** Sites by id; all sites for 'all'. Ordered by name. */
-  async findSites(ids: readonly number[] | 'all', manager?: EntityManager): Promise<SiteView[]> {
+  async findSites(ids: readonly number[] | 'all'): Promise<SiteView[]> {
     if (ids !== 'all' && ids.length === 0) return [];
-    const rows = await this.m(manager).find(SiteEntity, {
+    const rows = await this.m().find(SiteEntity, {
       where: ids === 'all' ? {} : { id: In([...ids]) },
       order: { name: 'ASC', id: 'ASC' },
     });
@@ -109,9 +111,9 @@ export class ContentRepository {
   }
 
   /** Ids of the sites holding at least one page within the roots. */
-  async siteIdsWithPagesIn(roots: readonly number[], manager?: EntityManager): Promise<number[]> {
+  async siteIdsWithPagesIn(roots: readonly number[]): Promise<number[]> {
     if (roots.length === 0) return [];
-    const rows: Array<{ site_id: number }> = await this.m(manager).query(
+    const rows: Array<{ site_id: number }> = await this.m().query(
       'SELECT DISTINCT site_id FROM page WHERE site_id IS NOT NULL AND (rootline && $1::int[] OR id = ANY($1::int[]))',
       [roots],
     );
@@ -119,9 +121,9 @@ export class ContentRepository {
   }
 
   /** The languages of the given sites, by site then language id. */
-  async siteLanguages(siteIds: readonly number[], manager?: EntityManager): Promise<SiteLanguageView[]> {
+  async siteLanguages(siteIds: readonly number[]): Promise<SiteLanguageView[]> {
     if (siteIds.length === 0) return [];
-    const rows = await this.m(manager).find(SiteLanguageEntity, {
+    const rows = await this.m().find(SiteLanguageEntity, {
       where: { siteId: In([...siteIds]) },
       order: { siteId: 'ASC', languageId: 'ASC' },
     });
@@ -138,10 +140,9 @@ export class ContentRepository {
     pageIds: readonly number[],
     languageId: number,
     workspaceIds: readonly number[],
-    manager?: EntityManager,
   ): Promise<PageTextView[]> {
     if (pageIds.length === 0) return [];
-    const rows = await this.m(manager).find(PageTextEntity, {
+    const rows = await this.m().find(PageTextEntity, {
       where: { pageId: In([...pageIds]), languageId, workspaceId: In([...workspaceIds]) },
     });
     return rows.map(toTextView);
@@ -153,9 +154,8 @@ export class ContentRepository {
     languageId: number,
     workspaceId: number,
     options: { lock?: boolean } = {},
-    manager?: EntityManager,
   ): Promise<PageTextView | null> {
-    const row = await this.m(manager).findOne(PageTextEntity, {
+    const row = await this.m().findOne(PageTextEntity, {
       where: { pageId, languageId, workspaceId },
       ...(options.lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
     });
@@ -168,13 +168,8 @@ export class ContentRepository {
    * created it. why: INSERT ... ON CONFLICT DO NOTHING lets two concurrent first writes
    * agree; the loser waits for the winner's commit and then finds its row.
    */
-  async ensureText(
-    pageId: number,
-    languageId: number,
-    workspaceId: number,
-    manager?: EntityManager,
-  ): Promise<boolean> {
-    const m = this.m(manager);
+  async ensureText(pageId: number, languageId: number, workspaceId: number): Promise<boolean> {
+    const m = this.m();
     if (workspaceId !== 0) {
       const copied: unknown[] = await m.query(
         `INSERT INTO page_text (page_id, language_id, workspace_id, title, body, seo_title, seo_description, updated_at)
@@ -200,11 +195,10 @@ export class ContentRepository {
     languageId: number,
     workspaceId: number,
     changes: readonly PageTextChange[],
-    manager?: EntityManager,
   ): Promise<number> {
     if (changes.length === 0) return 0;
     const sets = changes.map((c, i) => `${COLUMN_OF[c.field]} = $${i + 4}`);
-    const result: [unknown[], number] = await this.m(manager).query(
+    const result: [unknown[], number] = await this.m().query(
       `UPDATE page_text SET ${sets.join(', ')}, updated_at = now()
         WHERE page_id = $1 AND language_id = $2 AND workspace_id = $3`,
       [pageId, languageId, workspaceId, ...changes.map((c) => c.to)],
@@ -216,19 +210,14 @@ export class ContentRepository {
    * Pages within the roots whose live title or body contains the pattern (ILIKE, the caller
    * escapes it), one hit per page with its lowest matching language, by page id.
    */
-  async searchLive(
-    pattern: string,
-    roots: RootsFilter,
-    limit: number,
-    manager?: EntityManager,
-  ): Promise<PageSearchHit[]> {
+  async searchLive(pattern: string, roots: RootsFilter, limit: number): Promise<PageSearchHit[]> {
     const rows: Array<{
       id: number;
       site_id: number | null;
       slug: string;
       language_id: number;
       title: string;
-    }> = await this.m(manager).query(
+    }> = await this.m().query(
       `SELECT DISTINCT ON (p.id) p.id, p.site_id, p.slug, t.language_id, t.title
            FROM page p JOIN page_text t ON t.page_id = p.id AND t.workspace_id = 0
           WHERE (t.title ILIKE $1 OR t.body ILIKE $1)

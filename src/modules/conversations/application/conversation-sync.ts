@@ -1,5 +1,4 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { TransactionRunner } from '../../../platform/database/transaction-runner';
 import { RunSettlements, RunsService, type RunSettled, type RunStatus } from '../../runs';
 import { statusForRun, STUCK_AFTER_MS, type ConversationStatus } from '../core/conversation-status';
@@ -86,15 +85,13 @@ export class ConversationSync implements OnModuleInit {
 
   /** Applies the run's state; the conversation after the change, or null when nothing changed. */
   private async apply(conversation: ConversationEntity, facts: RunFacts): Promise<ConversationEntity | null> {
-    const outcome = await this.transactions.run(async ({ manager }) =>
-      this.transition(conversation, facts, manager),
-    );
+    const outcome = await this.transactions.run(() => this.transition(conversation, facts));
     if (!outcome) return null;
     await this.events.changed(outcome.conversation, outcome.messages);
     return outcome.conversation;
   }
 
-  private async transition(conversation: ConversationEntity, facts: RunFacts, manager: EntityManager) {
+  private async transition(conversation: ConversationEntity, facts: RunFacts) {
     const id = conversation.id;
     const runId = conversation.activeRunId;
     const from = conversation.status as ConversationStatus;
@@ -111,11 +108,10 @@ export class ConversationSync implements OnModuleInit {
         id,
         [from],
         { status, activeRunId: null, deciding: false },
-        manager,
         runId,
       );
       if (!moved) return null;
-      return { conversation: moved, messages: await this.repository.insertMessages(messages, manager) };
+      return { conversation: moved, messages: await this.repository.insertMessages(messages) };
     };
 
     // why: the chat's own decision moved it to PROCESSING; a run settling while the
@@ -144,19 +140,13 @@ export class ConversationSync implements OnModuleInit {
       case 'WAITING_FOR_APPROVAL':
       case 'WAITING_FOR_INPUT': {
         const status = statusForRun(facts.status);
-        const moved = await this.repository.transition(
-          id,
-          [from],
-          { status, deciding: false },
-          manager,
-          runId,
-        );
+        const moved = await this.repository.transition(id, [from], { status, deciding: false }, runId);
         if (!moved) return null;
         const messages =
           facts.handBack && conversation.deciding
             ? [notice('DECISION_HANDED_BACK', { code: facts.handBack })]
             : [];
-        return { conversation: moved, messages: await this.repository.insertMessages(messages, manager) };
+        return { conversation: moved, messages: await this.repository.insertMessages(messages) };
       }
       case 'QUEUED':
       case 'RUNNING':
@@ -166,7 +156,7 @@ export class ConversationSync implements OnModuleInit {
           return settle('FAILED', [notice('TURN_LOST')]);
         }
         if (from === 'PROCESSING') return null;
-        const moved = await this.repository.transition(id, [from], { status: 'PROCESSING' }, manager, runId);
+        const moved = await this.repository.transition(id, [from], { status: 'PROCESSING' }, runId);
         return moved ? { conversation: moved, messages: [] } : null;
       }
     }

@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from 'typeorm';
 import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
 import type { AuthUser } from '../../../platform/auth/auth-user';
@@ -112,36 +111,33 @@ export class ConversationsService {
     const skill = command.skill ? this.checkSkill(setup, command.skill) : null;
     const id = randomUUID();
     const heading = title ?? (await this.defaultTitle(view));
-    await this.transactions.run(async ({ manager }) => {
+    await this.transactions.run(async () => {
       // why: the count and the insert share a lock on the owner's row, so two concurrent
       // starts cannot both pass the limit.
-      await manager.query('SELECT id FROM app_user WHERE id = $1 FOR UPDATE', [user.id]);
-      if ((await this.repository.countActive(user.id, manager)) >= this.config.chatMaxActiveConversations) {
+      await this.repository.lockOwner(user.id);
+      if ((await this.repository.countActive(user.id)) >= this.config.chatMaxActiveConversations) {
         throw new Refusal(
           'TOO_MANY_CONVERSATIONS',
           `At most ${this.config.chatMaxActiveConversations} conversations may be open at once`,
         );
       }
-      await this.repository.insert(
-        {
-          id,
-          ownerId: user.id,
-          title: heading,
-          status: 'IDLE',
-          viewPageId: view.pageId,
-          viewLanguageId: view.languageId,
-          viewModule: view.module,
-          skillIdentifier: skill?.identifier ?? null,
-          skillId: skill?.skillId ?? null,
-          skillIsProcess: skill?.isProcess ?? false,
-          skillStartPending: skill?.isProcess ?? false,
-          lastRunId: null,
-          activeRunId: null,
-          deciding: false,
-          archivedAt: null,
-        },
-        manager,
-      );
+      await this.repository.insert({
+        id,
+        ownerId: user.id,
+        title: heading,
+        status: 'IDLE',
+        viewPageId: view.pageId,
+        viewLanguageId: view.languageId,
+        viewModule: view.module,
+        skillIdentifier: skill?.identifier ?? null,
+        skillId: skill?.skillId ?? null,
+        skillIsProcess: skill?.isProcess ?? false,
+        skillStartPending: skill?.isProcess ?? false,
+        lastRunId: null,
+        activeRunId: null,
+        deciding: false,
+        archivedAt: null,
+      });
     });
     return this.require(id);
   }
@@ -209,29 +205,25 @@ export class ConversationsService {
     const from = conversation.status as ConversationStatus;
     const current = conversation;
     const result = await this.transactions.run(async (tx) => {
-      const { manager } = tx;
       const notices: NewMessage[] = [];
       if (withdraw) {
         if (!(await this.runs.withdrawWaiting(tx, withdraw.id))) throw busy();
         notices.push(this.notice(current.id, 'PROPOSAL_WITHDRAWN', {}, withdraw.id));
       }
-      const history = await this.repository.historyOf(current.id, HISTORY_MESSAGES, manager);
-      const turn = await this.runs.enqueueTurn(
-        {
-          owner: user,
-          configuration,
-          prompt: text,
-          messages: history.map((m) => ({ role: m.role === 'USER' ? 'user' : 'assistant', content: m.text })),
-          skills: plan.forcedSkills,
-          contextNote: note,
-          subjectPageId: view.pageId,
-          subjectLanguageId: view.pageId === null ? null : (view.languageId ?? 0),
-          invocation: plan.invoke ? invocationOf(plan.invoke, view) : null,
-          predecessorRunId: plan.predecessorRunId,
-          catalogueSkillIds: new Set(setup.catalogue.map((e) => e.skillId)),
-        },
-        manager,
-      );
+      const history = await this.repository.historyOf(current.id, HISTORY_MESSAGES);
+      const turn = await this.runs.enqueueTurn({
+        owner: user,
+        configuration,
+        prompt: text,
+        messages: history.map((m) => ({ role: m.role === 'USER' ? 'user' : 'assistant', content: m.text })),
+        skills: plan.forcedSkills,
+        contextNote: note,
+        subjectPageId: view.pageId,
+        subjectLanguageId: view.pageId === null ? null : (view.languageId ?? 0),
+        invocation: plan.invoke ? invocationOf(plan.invoke, view) : null,
+        predecessorRunId: plan.predecessorRunId,
+        catalogueSkillIds: new Set(setup.catalogue.map((e) => e.skillId)),
+      });
       const claimed = await this.repository.transition(
         current.id,
         [from],
@@ -245,7 +237,6 @@ export class ConversationsService {
           viewModule: view.module,
           ...(plan.clearsStartPending ? { skillStartPending: false } : {}),
         },
-        manager,
         current.activeRunId,
       );
       if (!claimed) throw busy();
@@ -259,7 +250,7 @@ export class ConversationsService {
           this.notice(current.id, 'PROCESS_DROPPED', { reason: turn.droppedProcess.reason }, turn.runId),
         );
       }
-      return { conversation: claimed, messages: await this.repository.insertMessages(messages, manager) };
+      return { conversation: claimed, messages: await this.repository.insertMessages(messages) };
     });
     await this.events.changed(result.conversation, result.messages);
     await this.runs.wakeWorkers();
@@ -315,12 +306,11 @@ export class ConversationsService {
     }
     if (conversation.status !== waiting || !conversation.activeRunId) throw notWaiting(waiting);
     const runId = conversation.activeRunId;
-    const claim = async (manager: EntityManager): Promise<void> => {
+    const claim = async (): Promise<void> => {
       const moved = await this.repository.transition(
         conversation.id,
         [waiting],
         { status: 'PROCESSING', deciding: true },
-        manager,
         runId,
       );
       if (!moved) throw new Refusal('DECISION_IN_FLIGHT', 'A decision on this proposal is being carried out');

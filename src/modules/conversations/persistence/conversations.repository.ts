@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In, IsNull } from 'typeorm';
+import { managerOf } from '../../../platform/database/transaction-runner';
 import type { ConversationStatus, MessageRole } from '../core/conversation-status';
 import { ConversationEntity } from './conversation.entity';
 import { MessageEntity } from './message.entity';
@@ -37,34 +38,35 @@ export type ConversationPatch = Partial<
 export class ConversationsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  private m(manager?: EntityManager): EntityManager {
-    return manager ?? this.dataSource.manager;
+  /** The transaction in progress (TransactionRunner), else the pool. */
+  private m(): EntityManager {
+    return managerOf(this.dataSource);
   }
 
-  async insert(row: Omit<ConversationEntity, 'createdAt' | 'updatedAt' | 'owner'>, manager?: EntityManager) {
-    await this.m(manager).insert(ConversationEntity, row);
+  async insert(row: Omit<ConversationEntity, 'createdAt' | 'updatedAt' | 'owner'>) {
+    await this.m().insert(ConversationEntity, row);
   }
 
-  async findById(id: string, manager?: EntityManager): Promise<ConversationEntity | null> {
-    return this.m(manager).findOne(ConversationEntity, { where: { id } });
+  async findById(id: string): Promise<ConversationEntity | null> {
+    return this.m().findOne(ConversationEntity, { where: { id } });
   }
 
   /** The owner's conversations that are not archived, most recently active first. */
   async listForOwner(ownerId: number, limit: number): Promise<ConversationEntity[]> {
-    return this.dataSource.manager.find(ConversationEntity, {
+    return managerOf(this.dataSource).find(ConversationEntity, {
       where: { ownerId, archivedAt: IsNull() },
       order: { updatedAt: 'DESC', id: 'ASC' },
       take: limit,
     });
   }
 
-  async countActive(ownerId: number, manager?: EntityManager): Promise<number> {
-    return this.m(manager).count(ConversationEntity, { where: { ownerId, archivedAt: IsNull() } });
+  async countActive(ownerId: number): Promise<number> {
+    return this.m().count(ConversationEntity, { where: { ownerId, archivedAt: IsNull() } });
   }
 
   /** The conversation processing or waiting on this run, if any. */
-  async findByActiveRun(runId: string, manager?: EntityManager): Promise<ConversationEntity | null> {
-    return this.m(manager).findOne(ConversationEntity, { where: { activeRunId: runId } });
+  async findByActiveRun(runId: string): Promise<ConversationEntity | null> {
+    return this.m().findOne(ConversationEntity, { where: { activeRunId: runId } });
   }
 
   /**
@@ -75,10 +77,9 @@ export class ConversationsRepository {
     id: string,
     from: readonly ConversationStatus[],
     patch: ConversationPatch,
-    manager: EntityManager,
     runId?: string | null,
   ): Promise<ConversationEntity | null> {
-    const qb = manager
+    const qb = this.m()
       .createQueryBuilder()
       .update(ConversationEntity)
       .set({ ...patch, updatedAt: () => 'now()' })
@@ -89,7 +90,7 @@ export class ConversationsRepository {
       else qb.andWhere('active_run_id = :runId', { runId });
     }
     const result = await qb.execute();
-    return result.affected === 1 ? this.findById(id, manager) : null;
+    return result.affected === 1 ? this.findById(id) : null;
   }
 
   /**
@@ -100,7 +101,7 @@ export class ConversationsRepository {
     id: string,
     skill: { identifier: string | null; skillId: number | null; isProcess: boolean; startPending: boolean },
   ): Promise<boolean> {
-    const result = await this.dataSource.manager
+    const result = await managerOf(this.dataSource)
       .createQueryBuilder()
       .update(ConversationEntity)
       .set({
@@ -116,7 +117,7 @@ export class ConversationsRepository {
     return result.affected === 1;
   }
 
-  async insertMessages(messages: readonly NewMessage[], manager: EntityManager): Promise<MessageEntity[]> {
+  async insertMessages(messages: readonly NewMessage[]): Promise<MessageEntity[]> {
     if (messages.length === 0) return [];
     const rows = messages.map((m) => ({
       conversationId: m.conversationId,
@@ -126,17 +127,25 @@ export class ConversationsRepository {
       noticeArgs: m.noticeArgs ?? null,
       runId: m.runId ?? null,
     }));
-    const result = await manager.insert(MessageEntity, rows as Array<Partial<MessageEntity>> as never);
+    const result = await this.m().insert(MessageEntity, rows as Array<Partial<MessageEntity>> as never);
     const ids = result.identifiers.map((i) => String(i.id));
-    const stored = await manager.find(MessageEntity, { where: { id: In(ids) } });
+    const stored = await this.m().find(MessageEntity, { where: { id: In(ids) } });
     return stored.sort((a, b) => Number(a.id) - Number(b.id));
+  }
+
+  /**
+   * Locks the owner's user row until the transaction ends: concurrent starts of one owner
+   * queue here, so the conversation limit is counted by one of them at a time.
+   */
+  async lockOwner(userId: number): Promise<void> {
+    await this.m().query('SELECT id FROM app_user WHERE id = $1 FOR UPDATE', [userId]);
   }
 
   /** Messages of conversations, oldest first per conversation. */
   async messagesOf(conversationIds: readonly string[]): Promise<Map<string, MessageEntity[]>> {
     const byConversation = new Map<string, MessageEntity[]>(conversationIds.map((id) => [id, []]));
     if (conversationIds.length === 0) return byConversation;
-    const rows = await this.dataSource.manager
+    const rows = await managerOf(this.dataSource)
       .createQueryBuilder(MessageEntity, 'm')
       .where('m.conversation_id IN (:...ids)', { ids: conversationIds })
       .orderBy('m.id', 'ASC')
@@ -146,8 +155,8 @@ export class ConversationsRepository {
   }
 
   /** The last `limit` user and assistant messages (what the model is sent; never notices). */
-  async historyOf(conversationId: string, limit: number, manager: EntityManager): Promise<MessageEntity[]> {
-    const rows = await manager
+  async historyOf(conversationId: string, limit: number): Promise<MessageEntity[]> {
+    const rows = await this.m()
       .createQueryBuilder(MessageEntity, 'm')
       .where('m.conversation_id = :id', { id: conversationId })
       .andWhere("m.role IN ('USER', 'ASSISTANT')")

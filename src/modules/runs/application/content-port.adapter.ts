@@ -14,7 +14,6 @@ import {
 } from '../../../agent';
 import type { AuthUser } from '../../../platform/auth/auth-user';
 import { isRefusal } from '../../../common/refusal';
-import type { EntityManager } from 'typeorm';
 import type { PagesService } from '../../content';
 
 /**
@@ -23,8 +22,8 @@ import type { PagesService } from '../../content';
  * together or not at all.
  */
 export interface WriteFence {
-  run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T>;
-  mark(manager: EntityManager): Promise<boolean>;
+  run<T>(work: () => Promise<T>): Promise<T>;
+  mark(): Promise<boolean>;
 }
 
 /**
@@ -81,10 +80,10 @@ export class OwnerContentPort implements ContentPort {
       const fence = this.fence;
       if (!fence) await this.pages.updateText(this.owner, input);
       else {
-        await fence.run(async (manager) => {
+        await fence.run(async () => {
           // why: a process that lost its lease (paused, cut off) must not write when it wakes.
-          if (!(await fence.mark(manager))) throw new LeaseLostError();
-          await this.pages.updateText(this.owner, input, manager);
+          if (!(await fence.mark())) throw new LeaseLostError();
+          await this.pages.updateText(this.owner, input);
         });
       }
       return { table: 'page_text', id: `${change.pageId}:${change.languageId}:${change.workspaceId}` };

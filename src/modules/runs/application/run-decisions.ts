@@ -104,7 +104,6 @@ export class RunDecisions {
     const checkpoint = this.vault.seal(run.id, { v: 1, kind: 'decided', state, decision, decisionId });
     return this.transactions.run(async (tx) => {
       const claimed = await this.repository.claimForDecision(
-        tx.manager,
         {
           runId: run.id,
           from: run.status as WaitingStatus,
@@ -118,7 +117,7 @@ export class RunDecisions {
       if (!claimed) throw await this.lostClaim(tx, on);
       await policy(tx);
       const step = decisionStep(decision, state, on.deciderId);
-      const sequence = await this.repository.appendStep(lease, step, this.config.runLeaseSeconds, tx.manager);
+      const sequence = await this.repository.appendStep(lease, step, this.config.runLeaseSeconds);
       if (sequence === null) {
         throw new Refusal('NOT_AUDITABLE', 'The decision could not be recorded, so nothing was done');
       }
@@ -155,7 +154,7 @@ export class RunDecisions {
     const { run, state, decision, decisionId } = on;
     const checkpoint = this.vault.seal(run.id, { v: 1, kind: 'decided', state, decision, decisionId });
     return this.transactions.run(async (tx) => {
-      const recorded = await this.repository.recordDecision(tx.manager, {
+      const recorded = await this.repository.recordDecision({
         runId: run.id,
         from: run.status as WaitingStatus,
         turn: run.turn,
@@ -179,7 +178,7 @@ export class RunDecisions {
    * it first (ALREADY_RESUMING).
    */
   private async lostClaim(tx: Tx, on: DecisionOnRun): Promise<Refusal> {
-    const now = await this.repository.findById(on.run.id, tx.manager);
+    const now = await this.repository.findById(on.run.id);
     const sameTurn = now !== null && now.status === on.run.status && now.turn === on.run.turn;
     if (sameTurn && (!now.turnDigest || !digestsEqual(now.turnDigest, on.turnDigest))) {
       return staleTurn(now.turn);

@@ -190,8 +190,8 @@ export class RunExecutor implements OnApplicationShutdown {
       }),
       tools,
       content: new OwnerContentPort(this.pages, owner, {
-        run: (work) => this.transactions.run(({ manager }) => work(manager)),
-        mark: (manager) => this.repository.markEffectApplied(lease, manager),
+        run: (work) => this.transactions.run(() => work()),
+        mark: () => this.repository.markEffectApplied(lease),
       }),
       signal,
       recordStep: async (stored: Step): Promise<StepReceipt> => {

@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import type { ErrorCode } from '../../../common/error-codes';
 import type { RunStatus } from '../core/run-status';
 
@@ -25,7 +24,7 @@ export interface RunSettlementListener {
  * not at all. A failure here rolls the settle back.
  */
 export interface DecisionBookkeeper {
-  settled(manager: EntityManager, event: RunSettled): Promise<void>;
+  settled(event: RunSettled): Promise<void>;
 }
 
 /**
@@ -49,8 +48,8 @@ export class RunSettlements {
   }
 
   /** Inside the settle's transaction, for a run a decision continued. */
-  async keepDecision(manager: EntityManager, event: RunSettled): Promise<void> {
-    await this.bookkeeper?.settled(manager, event);
+  async keepDecision(event: RunSettled): Promise<void> {
+    await this.bookkeeper?.settled(event);
   }
 
   async notify(event: RunSettled): Promise<void> {

@@ -79,7 +79,7 @@ export class RunSettler {
     const row = await this.write(tx, guard, settlement);
     if (!row) return null;
     const event = settledEvent(runId, settlement);
-    if (row.hadDecision) await this.settlements.keepDecision(tx.manager, event);
+    if (row.hadDecision) await this.settlements.keepDecision(event);
     // why: the inbox moves when a run starts waiting or may have stopped waiting without a
     // decision (a cancel, a waiting run failed); a running run that finishes was never in it.
     const movesInbox =
@@ -94,7 +94,7 @@ export class RunSettler {
    */
   async reap(limit: number, messageOf: (run: ReapedRun) => string): Promise<ReapedRun[]> {
     return this.transactions.run(async (tx) => {
-      const reaped = await this.repository.reapExpired(limit, tx.manager);
+      const reaped = await this.repository.reapExpired(limit);
       for (const run of reaped.filter((r) => r.status === 'FAILED')) {
         const settlement: Settlement = {
           kind: 'FAILED',
@@ -102,7 +102,7 @@ export class RunSettler {
           message: messageOf(run),
         };
         const event = settledEvent(run.id, settlement);
-        if (run.hadDecision) await this.settlements.keepDecision(tx.manager, event);
+        if (run.hadDecision) await this.settlements.keepDecision(event);
         tx.afterCommit(() => this.announce(event, settlement, run, false));
       }
       return reaped;
@@ -110,51 +110,42 @@ export class RunSettler {
   }
 
   private async write(tx: Tx, guard: SettleGuard, s: Settlement): Promise<SettledRow | null> {
-    const m = tx.manager;
     if (!('lease' in guard)) {
-      if (s.kind === 'CANCELLED') return this.repository.cancel(guard.runId, guard.from, m);
+      if (s.kind === 'CANCELLED') return this.repository.cancel(guard.runId, guard.from);
       if (s.kind !== 'FAILED') throw new Error(`a ${s.kind} settle needs the run's lease`);
-      return this.repository.settleFrom(
-        guard.runId,
-        guard.from,
-        { status: 'FAILED', reason: s.reason, errorMessage: s.message },
-        m,
-      );
+      return this.repository.settleFrom(guard.runId, guard.from, {
+        status: 'FAILED',
+        reason: s.reason,
+        errorMessage: s.message,
+      });
     }
     const { lease } = guard;
     switch (s.kind) {
       case 'COMPLETED':
-        return this.repository.settle(
-          lease,
-          {
-            status: 'COMPLETED',
-            reason: s.reason,
-            truncated: s.truncated,
-            answer: s.storedAnswer,
-            counters: s.counters,
-          },
-          m,
-        );
+        return this.repository.settle(lease, {
+          status: 'COMPLETED',
+          reason: s.reason,
+          truncated: s.truncated,
+          answer: s.storedAnswer,
+          counters: s.counters,
+        });
       case 'FAILED':
-        return this.repository.settle(
-          lease,
-          { status: 'FAILED', reason: s.reason, errorMessage: s.message, counters: s.counters },
-          m,
-        );
+        return this.repository.settle(lease, {
+          status: 'FAILED',
+          reason: s.reason,
+          errorMessage: s.message,
+          counters: s.counters,
+        });
       case 'WAITING':
-        return this.repository.suspend(
-          lease,
-          {
-            status: s.status,
-            checkpoint: s.checkpoint,
-            turn: s.pending.turn,
-            turnDigest: s.pending.digest,
-            counters: s.counters,
-          },
-          m,
-        );
+        return this.repository.suspend(lease, {
+          status: s.status,
+          checkpoint: s.checkpoint,
+          turn: s.pending.turn,
+          turnDigest: s.pending.digest,
+          counters: s.counters,
+        });
       case 'HANDED_BACK':
-        return this.repository.handBack(lease, s.status, s.checkpoint, s.code, m);
+        return this.repository.handBack(lease, s.status, s.checkpoint, s.code);
       case 'CANCELLED':
         throw new Error('a cancel is guarded on the statuses it may cancel, not on a lease');
     }

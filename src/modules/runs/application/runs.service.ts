@@ -7,7 +7,6 @@ import {
   type PendingTurn,
 } from '../../../agent';
 import type { AuthUser } from '../../../platform/auth/auth-user';
-import type { EntityManager } from 'typeorm';
 import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
 import { RequestContext } from '../../../platform/auth/request-context';
@@ -162,9 +161,9 @@ export class RunsService {
    * recorded on the run and replayed by the runtime as a DROPPED step). Call `wakeWorkers`
    * after the commit.
    */
-  async enqueueTurn(command: TurnCommand, manager: EntityManager): Promise<QueuedTurn> {
+  async enqueueTurn(command: TurnCommand): Promise<QueuedTurn> {
     const predecessor = command.predecessorRunId
-      ? await this.repository.findById(command.predecessorRunId, manager)
+      ? await this.repository.findById(command.predecessorRunId)
       : null;
     const { pin, dropped } = resolveProcess({
       invocation: command.invocation,
@@ -186,26 +185,23 @@ export class RunsService {
       ...(pin ? { processPin: pin } : {}),
       ...(dropped ? { droppedProcess: dropped } : {}),
     } as const;
-    await this.repository.insertQueued(
-      {
-        id,
-        configurationId: command.configuration.id,
-        ownerId: command.owner.id,
-        workspaceId: 0,
-        subjectPageId: command.subjectPageId,
-        subjectLanguageId: command.subjectLanguageId,
-        maxIterations: clampMaxIterations(
-          command.configuration.maxIterations,
-          this.config.maxIterationsCeiling,
-        ),
-        checkpoint: this.vault.seal(id, checkpoint),
-        predecessorRunId: command.predecessorRunId,
-        skillInvocation: command.invocation,
-        processPin: pin,
-        droppedProcess: dropped,
-      },
-      manager,
-    );
+    await this.repository.insertQueued({
+      id,
+      configurationId: command.configuration.id,
+      ownerId: command.owner.id,
+      workspaceId: 0,
+      subjectPageId: command.subjectPageId,
+      subjectLanguageId: command.subjectLanguageId,
+      maxIterations: clampMaxIterations(
+        command.configuration.maxIterations,
+        this.config.maxIterationsCeiling,
+      ),
+      checkpoint: this.vault.seal(id, checkpoint),
+      predecessorRunId: command.predecessorRunId,
+      skillInvocation: command.invocation,
+      processPin: pin,
+      droppedProcess: dropped,
+    });
     return { runId: id, processPin: pin, droppedProcess: dropped };
   }
 
@@ -225,8 +221,8 @@ export class RunsService {
   }
 
   /** A run by id, no access check (the caller has done its own). */
-  async findRunById(id: string, manager?: EntityManager): Promise<RunView | null> {
-    return this.repository.findById(id, manager);
+  async findRunById(id: string): Promise<RunView | null> {
+    return this.repository.findById(id);
   }
 
   /** Waiting runs, oldest wait first, of one owner or (null) of everyone; no access check. */

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { managerOf } from '../../../platform/database/transaction-runner';
 import { MAX_REQUEUES, RunStatus, TerminationReason, WAITING_STATUSES } from '../core/run-status';
 import { RunStepEntity } from './run-step.entity';
 import { RunEntity } from './run.entity';
@@ -94,18 +95,14 @@ export interface SettledRow {
 export class RunsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  private m(manager?: EntityManager): EntityManager {
-    return manager ?? this.dataSource.manager;
+  /** The transaction in progress (TransactionRunner), else the pool. */
+  private m(): EntityManager {
+    return managerOf(this.dataSource);
   }
 
   /** Inserts a run that starts RUNNING under the caller's lease (synchronous start). */
-  async insertRunning(
-    run: NewRun,
-    lease: Lease,
-    leaseSeconds: number,
-    manager?: EntityManager,
-  ): Promise<void> {
-    await this.m(manager).query(
+  async insertRunning(run: NewRun, lease: Lease, leaseSeconds: number): Promise<void> {
+    await this.m().query(
       `INSERT INTO run (id, configuration_id, owner_id, workspace_id, subject_page_id, subject_language_id,
          max_iterations, status, checkpoint, claimed_by, lease_token, lease_expires_at, started_at,
          predecessor_run_id, skill_invocation)
@@ -129,8 +126,8 @@ export class RunsRepository {
   }
 
   /** Inserts a run that waits QUEUED for a worker. */
-  async insertQueued(run: NewRun, manager?: EntityManager): Promise<void> {
-    await this.m(manager).query(
+  async insertQueued(run: NewRun): Promise<void> {
+    await this.m().query(
       `INSERT INTO run (id, configuration_id, owner_id, workspace_id, subject_page_id, subject_language_id,
          max_iterations, status, checkpoint, predecessor_run_id, skill_invocation, process_pin, dropped_process)
        VALUES ($1, $2, $3, $4, $5, $6, $7, 'QUEUED', $8, $9, $10, $11, $12)`,
@@ -151,13 +148,13 @@ export class RunsRepository {
     );
   }
 
-  async findById(id: string, manager?: EntityManager): Promise<RunEntity | null> {
-    return this.m(manager).findOne(RunEntity, { where: { id } });
+  async findById(id: string): Promise<RunEntity | null> {
+    return this.m().findOne(RunEntity, { where: { id } });
   }
 
-  async findByIds(ids: readonly string[], manager?: EntityManager): Promise<RunEntity[]> {
+  async findByIds(ids: readonly string[]): Promise<RunEntity[]> {
     if (ids.length === 0) return [];
-    return this.m(manager).createQueryBuilder(RunEntity, 'r').where('r.id IN (:...ids)', { ids }).getMany();
+    return this.m().createQueryBuilder(RunEntity, 'r').where('r.id IN (:...ids)', { ids }).getMany();
   }
 
   /**
@@ -165,15 +162,10 @@ export class RunsRepository {
    * lease and inserts the step, in one statement. Null when the lease was lost or the run is
    * no longer RUNNING (cancelled, reaped): the caller must stop at once.
    */
-  async appendStep(
-    lease: Lease,
-    step: StoredStep,
-    leaseSeconds: number,
-    manager?: EntityManager,
-  ): Promise<number | null> {
+  async appendStep(lease: Lease, step: StoredStep, leaseSeconds: number): Promise<number | null> {
     // why: one statement keeps the fencing check and the insert atomic without an explicit
     // transaction, so a step costs one round trip and one commit.
-    const rows: Array<{ sequence: number }> = await this.m(manager).query(
+    const rows: Array<{ sequence: number }> = await this.m().query(
       `WITH r AS (
          UPDATE run SET step_count = step_count + 1,
                         lease_expires_at = now() + make_interval(secs => $3)
@@ -201,12 +193,7 @@ export class RunsRepository {
    * statement, no read back: the caller knows the row it read and what this changed. False
    * when another decision (or a cancel) got there first, or the turn moved on.
    */
-  async claimForDecision(
-    manager: EntityManager,
-    claim: DecisionClaimWrite,
-    lease: Lease,
-    leaseSeconds: number,
-  ): Promise<boolean> {
+  async claimForDecision(claim: DecisionClaimWrite, lease: Lease, leaseSeconds: number): Promise<boolean> {
     return this.affectsOne(
       `UPDATE run SET status = 'RUNNING', had_decision = true, checkpoint = $5, claimed_by = $6, lease_token = $7,
               lease_expires_at = now() + make_interval(secs => $8), waiting_since = NULL, hand_back = NULL
@@ -221,7 +208,6 @@ export class RunsRepository {
         lease.token,
         leaseSeconds,
       ],
-      manager,
     );
   }
 
@@ -229,13 +215,12 @@ export class RunsRepository {
    * The durable claim: WAITING_* -> DECISION_RECORDED with the decision sealed into the
    * checkpoint, guarded like the inline claim. False: another decision got there first.
    */
-  async recordDecision(manager: EntityManager, claim: DecisionClaimWrite): Promise<boolean> {
+  async recordDecision(claim: DecisionClaimWrite): Promise<boolean> {
     return this.affectsOne(
       `UPDATE run SET status = 'DECISION_RECORDED', had_decision = true, checkpoint = $5, recorded_at = now(),
               hand_back = NULL, waiting_since = NULL
         WHERE id = $1 AND status = $2 AND turn = $3 AND turn_digest = $4`,
       [claim.runId, claim.from, claim.turn, claim.turnDigest, claim.checkpoint],
-      manager,
     );
   }
 
@@ -251,7 +236,7 @@ export class RunsRepository {
   ): Promise<ClaimedRun[]> {
     if (limit <= 0) return [];
     // why: MATERIALIZED, as in claimQueued: the locking sub-select must run once.
-    const result: unknown = await this.dataSource.query(
+    const result: unknown = await this.m().query(
       `WITH due AS MATERIALIZED (
          SELECT id FROM run WHERE status = 'DECISION_RECORDED' AND recorded_at <= now() - make_interval(secs => $4)
           ORDER BY recorded_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
@@ -274,7 +259,6 @@ export class RunsRepository {
     to: 'WAITING_FOR_APPROVAL' | 'WAITING_FOR_INPUT',
     checkpoint: string,
     code: string,
-    manager?: EntityManager,
   ): Promise<SettledRow | null> {
     return this.settledRow(
       `UPDATE run SET status = $3, checkpoint = $4, hand_back = jsonb_build_object('code', $5::text, 'at', now()),
@@ -282,7 +266,6 @@ export class RunsRepository {
         WHERE id = $1 AND lease_token = $2 AND status = 'RUNNING'
         ${SETTLED_ROW}`,
       [lease.runId, lease.token, to, checkpoint, code],
-      manager,
     );
   }
 
@@ -297,7 +280,7 @@ export class RunsRepository {
 
   /** Workers whose heartbeat is fresher than `livenessSeconds`. */
   async countLiveWorkers(livenessSeconds: number): Promise<number> {
-    const rows: Array<{ n: number }> = await this.dataSource.query(
+    const rows: Array<{ n: number }> = await this.m().query(
       `SELECT count(*)::int AS n FROM worker_heartbeat WHERE last_seen > now() - make_interval(secs => $1)`,
       [livenessSeconds],
     );
@@ -305,11 +288,10 @@ export class RunsRepository {
   }
 
   /** Replaces the checkpoint of a run this process executes (under its lease). */
-  async storeCheckpoint(lease: Lease, checkpoint: string, manager?: EntityManager): Promise<boolean> {
+  async storeCheckpoint(lease: Lease, checkpoint: string): Promise<boolean> {
     return this.affectsOne(
       `UPDATE run SET checkpoint = $3 WHERE id = $1 AND lease_token = $2 AND status = 'RUNNING'`,
       [lease.runId, lease.token, checkpoint],
-      manager,
     );
   }
 
@@ -340,17 +322,16 @@ export class RunsRepository {
    * write): fenced by the lease, so a process that lost its lease writes nothing, and the
    * reaper can tell an effect that committed from one that never did.
    */
-  async markEffectApplied(lease: Lease, manager: EntityManager): Promise<boolean> {
+  async markEffectApplied(lease: Lease): Promise<boolean> {
     return this.affectsOne(
       `UPDATE run SET pending_effect = pending_effect || '{"applied": true}'::jsonb
         WHERE id = $1 AND lease_token = $2 AND status = 'RUNNING' AND pending_effect IS NOT NULL`,
       [lease.runId, lease.token],
-      manager,
     );
   }
 
   /** RUNNING -> WAITING_*: state written, claim and lease cleared. */
-  async suspend(lease: Lease, write: SuspendWrite, manager?: EntityManager): Promise<SettledRow | null> {
+  async suspend(lease: Lease, write: SuspendWrite): Promise<SettledRow | null> {
     return this.settledRow(
       `UPDATE run SET status = $3, checkpoint = $4, turn = $5, turn_digest = $6, waiting_since = now(),
               iterations = $7, prompt_tokens = $8, completion_tokens = $9, pending_effect = NULL, ${CLEAR_LEASE}
@@ -367,12 +348,11 @@ export class RunsRepository {
         write.counters.promptTokens,
         write.counters.completionTokens,
       ],
-      manager,
     );
   }
 
   /** RUNNING -> terminal under the lease; clears state, claim and lease. */
-  async settle(lease: Lease, write: SettleWrite, manager?: EntityManager): Promise<SettledRow | null> {
+  async settle(lease: Lease, write: SettleWrite): Promise<SettledRow | null> {
     return this.settledRow(
       `UPDATE run SET status = $3, termination_reason = $4, truncated = $5, answer = $6, error_message = $7,
               iterations = COALESCE($8, iterations), prompt_tokens = COALESCE($9, prompt_tokens),
@@ -392,7 +372,6 @@ export class RunsRepository {
         write.counters?.promptTokens ?? null,
         write.counters?.completionTokens ?? null,
       ],
-      manager,
     );
   }
 
@@ -401,7 +380,6 @@ export class RunsRepository {
     runId: string,
     from: readonly RunStatus[],
     write: SettleWrite,
-    manager?: EntityManager,
   ): Promise<SettledRow | null> {
     return this.settledRow(
       `UPDATE run SET status = $3, termination_reason = $4, error_message = $5, finished_at = now(),
@@ -409,7 +387,6 @@ export class RunsRepository {
         WHERE id = $1 AND status = ANY($2::varchar[])
         ${SETTLED_ROW}`,
       [runId, from, write.status, write.reason, write.errorMessage ?? null],
-      manager,
     );
   }
 
@@ -419,10 +396,10 @@ export class RunsRepository {
    * recorded: `pending_effect.applied`). A pending effect that never committed is cleared and
    * the run requeued: it continues from before that write, which it then carries out once.
    */
-  async reapExpired(limit: number, manager?: EntityManager): Promise<ReapedRun[]> {
+  async reapExpired(limit: number): Promise<ReapedRun[]> {
     // why: MATERIALIZED runs the locking sub-select once; inlined, PostgreSQL may re-run it
     // per row and lock past the LIMIT.
-    const result: unknown = await this.m(manager).query(
+    const result: unknown = await this.m().query(
       `WITH due AS MATERIALIZED (
          SELECT id FROM run WHERE status = 'RUNNING' AND lease_expires_at < now()
           ORDER BY lease_expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
@@ -466,18 +443,13 @@ export class RunsRepository {
   }
 
   /** Cancel: a settle to CANCELLED from QUEUED, RUNNING or WAITING_*; two cancels cannot both win. */
-  async cancel(
-    runId: string,
-    from: readonly RunStatus[],
-    manager?: EntityManager,
-  ): Promise<SettledRow | null> {
+  async cancel(runId: string, from: readonly RunStatus[]): Promise<SettledRow | null> {
     return this.settledRow(
       `UPDATE run SET status = 'CANCELLED', termination_reason = 'CANCELLED', finished_at = now(),
               checkpoint = NULL, turn_digest = NULL, pending_effect = NULL, ${CLEAR_LEASE}
         WHERE id = $1 AND status = ANY($2::varchar[])
         ${SETTLED_ROW}`,
       [runId, from],
-      manager,
     );
   }
 
@@ -489,7 +461,7 @@ export class RunsRepository {
     first: number;
     offset: number;
   }): Promise<{ nodes: RunEntity[]; totalCount: number }> {
-    const qb = this.dataSource.manager.createQueryBuilder(RunEntity, 'r');
+    const qb = this.m().createQueryBuilder(RunEntity, 'r');
     if (query.ownerId !== null) qb.andWhere('r.owner_id = :ownerId', { ownerId: query.ownerId });
     if (query.configurationId !== null) {
       qb.andWhere('r.configuration_id = :configurationId', { configurationId: query.configurationId });
@@ -507,7 +479,7 @@ export class RunsRepository {
 
   /** Waiting runs, oldest wait first (the inbox); `ownerId` null for every owner. */
   async listWaiting(ownerId: number | null, first: number, offset: number): Promise<RunEntity[]> {
-    const qb = this.dataSource.manager
+    const qb = this.m()
       .createQueryBuilder(RunEntity, 'r')
       .where('r.status IN (:...statuses)', { statuses: WAITING_STATUSES });
     if (ownerId !== null) qb.andWhere('r.owner_id = :ownerId', { ownerId });
@@ -520,7 +492,7 @@ export class RunsRepository {
   }
 
   async listSteps(runId: string, afterSequence: number, limit: number): Promise<RunStepEntity[]> {
-    return this.dataSource.manager
+    return this.m()
       .createQueryBuilder(RunStepEntity, 's')
       .where('s.run_id = :runId AND s.sequence > :after', { runId, after: afterSequence })
       .orderBy('s.sequence', 'ASC')
@@ -544,7 +516,7 @@ export class RunsRepository {
    * right after its worker claimed a recorded decision may lack it).
    */
   async decisionStepRecorded(runId: string, turn: number): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
+    const rows: unknown[] = await this.m().query(
       `SELECT 1 FROM run_step WHERE run_id = $1 AND kind IN ('APPROVAL', 'INPUT')
           AND (payload->>'turn')::int = $2 LIMIT 1`,
       [runId, turn],
@@ -553,21 +525,17 @@ export class RunsRepository {
   }
 
   /** A settling UPDATE (RETURNING SETTLED_ROW): what it left, or null when it changed no row. */
-  private async settledRow(
-    sql: string,
-    params: unknown[],
-    manager?: EntityManager,
-  ): Promise<SettledRow | null> {
+  private async settledRow(sql: string, params: unknown[]): Promise<SettledRow | null> {
     const rows = returnedRows<{ step_count: number; turn: number; had_decision: boolean }>(
-      await this.m(manager).query(sql, params),
+      await this.m().query(sql, params),
     );
     const row = rows.length === 1 ? rows[0]! : null;
     return row && { stepCount: row.step_count, turn: row.turn, hadDecision: row.had_decision };
   }
 
   /** Runs a statement and reports whether exactly one row changed. */
-  private async affectsOne(sql: string, params: unknown[], manager?: EntityManager): Promise<boolean> {
-    const result: unknown = await this.m(manager).query(sql, params);
+  private async affectsOne(sql: string, params: unknown[]): Promise<boolean> {
+    const result: unknown = await this.m().query(sql, params);
     return affectedRows(result) === 1;
   }
 
@@ -582,7 +550,7 @@ export class RunsRepository {
     // may put it on the inner side of a nested loop and rescan it; each rescan skips the rows
     // this statement already updated and locks the next ones, so LIMIT is not honoured (seen on
     // PostgreSQL 15 and PGlite). The outer `r.status = 'QUEUED'` re-checks the locked row.
-    const result: unknown = await this.dataSource.query(
+    const result: unknown = await this.m().query(
       `WITH due AS MATERIALIZED (
          SELECT id FROM run WHERE status = 'QUEUED' ORDER BY created_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
        UPDATE run r SET status = 'RUNNING', claimed_by = $1, lease_token = gen_random_uuid(),

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In } from 'typeorm';
+import { managerOf } from '../../../platform/database/transaction-runner';
 import { SkillView } from '../core/skill';
 import { SkillEntity } from './skill.entity';
 
@@ -65,7 +66,7 @@ export class SkillsRepository {
     return id;
   }
 
-  async findById(id: number, manager: EntityManager = this.dataSource.manager): Promise<SkillView | null> {
+  async findById(id: number, manager: EntityManager = managerOf(this.dataSource)): Promise<SkillView | null> {
     const e = await manager.findOne(SkillEntity, { where: { id } });
     return e ? toSkillView(e) : null;
   }
@@ -73,7 +74,7 @@ export class SkillsRepository {
   /** The skills with these identifiers (those that exist), enabled or not. */
   async findByIdentifiers(
     identifiers: readonly string[],
-    manager: EntityManager = this.dataSource.manager,
+    manager: EntityManager = managerOf(this.dataSource),
   ): Promise<SkillView[]> {
     if (identifiers.length === 0) return [];
     const rows = await manager.find(SkillEntity, { where: { identifier: In([...identifiers]) } });
@@ -83,7 +84,7 @@ export class SkillsRepository {
   /** The skills attached to each of these configurations, by identifier. */
   async attachedToConfigurations(
     configurationIds: readonly number[],
-    manager: EntityManager = this.dataSource.manager,
+    manager: EntityManager = managerOf(this.dataSource),
   ): Promise<Map<number, SkillView[]>> {
     return this.attached('configuration_skill', 'configuration_id', configurationIds, manager);
   }
@@ -91,7 +92,7 @@ export class SkillsRepository {
   /** The skills attached to each of these Tasks, by identifier. */
   async attachedToTasks(
     taskIds: readonly number[],
-    manager: EntityManager = this.dataSource.manager,
+    manager: EntityManager = managerOf(this.dataSource),
   ): Promise<Map<number, SkillView[]>> {
     return this.attached('task_skill', 'task_id', taskIds, manager);
   }

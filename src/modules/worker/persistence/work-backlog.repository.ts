@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { managerOf } from '../../../platform/database/transaction-runner';
 import type { WorkerFigures } from '../core/worker-health';
 
 /** The work waiting for workers, as `workerStatus` reports it. */
@@ -21,7 +22,7 @@ export class WorkBacklogRepository {
       decisions_recorded: number;
       expired_leases: number;
       oldest_wait_seconds: number | null;
-    }> = await this.dataSource.query(
+    }> = await managerOf(this.dataSource).query(
       `SELECT count(*) FILTER (WHERE status = 'QUEUED')::int AS queued,
               count(*) FILTER (WHERE status = 'DECISION_RECORDED')::int AS decisions_recorded,
               count(*) FILTER (WHERE status = 'RUNNING' AND lease_expires_at < now())::int AS expired_leases,
