@@ -14,6 +14,7 @@ import { GqlContext } from '../auth/access.guard';
 import { RequestContext } from '../auth/request-context';
 import { refuseNulBytes, schemaHolder, subscriptionsOverWsOnly } from './apollo-plugins';
 import { ErrorCodeEnum } from './error-code.enum';
+import { queryCostLimit } from './query-cost';
 import { formatGraphQLError } from './format-error';
 import {
   FormatOne,
@@ -32,7 +33,11 @@ function projectRoot(): string {
 
 export const SCHEMA_FILE = join(projectRoot(), 'schema.gql');
 
-/** The limits of docs/security.md, shared by HTTP (Apollo) and graphql-ws. */
+/**
+ * The limits of docs/security.md, shared by HTTP (Apollo) and graphql-ws. `maxCost` bounds both
+ * graphql-armor's cost rule (at validation) and the page-aware cost worked out once the
+ * variables are known (query-cost.ts).
+ */
 export const LIMITS = { maxDepth: 10, maxAliases: 15, maxDirectives: 50, maxTokens: 2000, maxCost: 5000 };
 
 /** graphql-armor with the limits of docs/security.md. */
@@ -102,7 +107,11 @@ function wsOptions(
 export function graphqlOptions(config: AppConfig, authenticator: Authenticator): ApolloDriverConfig {
   const logger = new Logger('GraphQL');
   const armor = createArmor().protect();
-  const limits: OperationLimits = { maxTokens: LIMITS.maxTokens, rules: armor.validationRules };
+  const limits: OperationLimits = {
+    maxTokens: LIMITS.maxTokens,
+    rules: armor.validationRules,
+    maxCost: LIMITS.maxCost,
+  };
   const schema = schemaHolder();
   const production = config.nodeEnv === 'production';
   const formatError = (formatted: Parameters<typeof formatGraphQLError>[0], error: unknown) =>
@@ -122,7 +131,13 @@ export function graphqlOptions(config: AppConfig, authenticator: Authenticator):
     csrfPrevention: true,
     allowBatchedHttpRequests: false,
     includeStacktraceInErrorResponses: false,
-    plugins: [...armor.plugins, schema.plugin, subscriptionsOverWsOnly(), refuseNulBytes()],
+    plugins: [
+      ...armor.plugins,
+      schema.plugin,
+      subscriptionsOverWsOnly(),
+      refuseNulBytes(),
+      queryCostLimit(LIMITS.maxCost),
+    ],
     validationRules: [...armor.validationRules],
     parseOptions: { maxTokens: LIMITS.maxTokens },
     formatError,
