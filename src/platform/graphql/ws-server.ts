@@ -91,10 +91,12 @@ export class GraphqlWsServer implements OnApplicationBootstrap, OnApplicationShu
     const wss = this.wss;
     if (!wss || new URL(req.url ?? '/', 'http://x').pathname !== PATH) return;
     wss.handleUpgrade(req, socket, head, (ws) => {
-      // why: a frame over maxPayload makes ws emit 'error' after it closed the socket with 1009;
-      // that is the client's doing, not a fault of this server.
-      ws.on('error', (e) => this.logger.debug(`websocket: ${e.message}`));
       wss.emit('connection', ws, req);
+      // why: a frame over maxPayload (or any other protocol error) makes ws close the socket
+      // itself (1009, 1002) and then emit 'error'; graphql-ws would print that to stderr as an
+      // internal error, so any client could flood the console. It is the client's doing: debug.
+      ws.removeAllListeners('error');
+      ws.on('error', (e) => this.logger.debug(`websocket closed on a client error: ${e.message}`));
     });
   };
 
