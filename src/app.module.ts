@@ -22,6 +22,7 @@ import { graphqlOptions } from './platform/graphql/graphql.setup';
 import { GraphqlWsServer } from './platform/graphql/ws-server';
 import { PlatformModule } from './platform/platform.module';
 import { PubSubModule } from './platform/pubsub/pubsub.module';
+import { SharedCountersModule } from './platform/redis/shared-counters';
 
 @Module({})
 export class AppModule {
@@ -31,6 +32,7 @@ export class AppModule {
       imports: [
         AppConfigModule.forRoot(config),
         DatabaseModule.forRoot(database),
+        SharedCountersModule,
         AuthLimitsModule,
         GraphQLModule.forRootAsync<ApolloDriverConfig>({
           driver: ApolloDriver,

@@ -2,9 +2,14 @@
 // connection_init, connections per user and operations per connection, failed authentications
 // per address, a revoked token's connections, introspection off over graphql-ws, and the
 // headers of the HTTP answers (GraphiQL, 401, no X-Powered-By, no source maps).
+import type { INestApplication } from '@nestjs/common';
 import { IncomingHttpHeaders, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
+import { createApp } from '../../src/bootstrap';
 import { createToken } from '../support/decisions';
+import { itOnPostgresAndRedis, redisUrl } from '../support/processes';
+import { usingPostgres } from '../support/test-env';
 import { collect, demoIds, until } from '../support/runs';
 import type { Client as WsClient } from 'graphql-ws';
 import { bootTestApp, errorCode, GqlResponse, TestApp } from '../support/test-app';
@@ -260,4 +265,71 @@ describe('with GRAPHQL_INTROSPECTION=false, over both transports', () => {
     const ok = await overWs(client, '{ viewer { user { username } } }');
     expect(ok.data).toEqual({ viewer: { user: { username: 'admin' } } });
   });
+});
+
+describe('across two instances on one database and one Redis', () => {
+  let t: TestApp | null = null;
+  let second: INestApplication | null = null;
+  let secondUrl = '';
+  beforeAll(async () => {
+    if (!usingPostgres() || !redisUrl()) return;
+    t = await bootTestApp({
+      REDIS_URL: redisUrl()!,
+      RATE_LIMIT_PER_MINUTE: '5',
+      AUTH_FAILURES_PER_MINUTE: '3',
+    });
+    second = await createApp(t.config, t.db.target);
+    await second.listen(0, '127.0.0.1');
+    const { port } = (second.getHttpServer() as { address(): AddressInfo }).address();
+    secondUrl = `http://127.0.0.1:${port}/graphql`;
+  });
+  afterAll(async () => {
+    await second?.close();
+    await t?.close();
+  });
+
+  itOnPostgresAndRedis('one budget per user over both (RATE_LIMIT_PER_MINUTE counted in Redis)', async () => {
+    const viewer = '{ viewer { user { username } } }';
+    const address = ownAddress();
+    for (const url of [t!.url, secondUrl, t!.url, secondUrl, t!.url]) {
+      const ok = await postFrom(url, address, `Bearer ${t!.tokens.bob}`, viewer);
+      expect(ok.body.errors).toBeUndefined();
+    }
+    const refused = await postFrom(secondUrl, address, `Bearer ${t!.tokens.bob}`, viewer);
+    expect(errorCode(refused.body)).toBe('RATE_LIMITED');
+    const other = await postFrom(secondUrl, address, `Bearer ${t!.tokens.carol}`, viewer);
+    expect(other.body.errors).toBeUndefined();
+  });
+
+  itOnPostgresAndRedis('failed authentications add up over both instances', async () => {
+    const address = ownAddress();
+    const wrong = `Bearer cs_${'C'.repeat(43)}`;
+    expect((await postFrom(t!.url, address, wrong, '{ __typename }')).status).toBe(401);
+    expect((await postFrom(t!.url, address, wrong, '{ __typename }')).status).toBe(401);
+    // the second instance sees its first failure from this address, and the two before it
+    expect((await postFrom(secondUrl, address, wrong, '{ __typename }')).status).toBe(401);
+    const limited = await postFrom(secondUrl, address, `Bearer ${t!.tokens.admin}`, '{ __typename }');
+    expect(limited.status).toBe(429);
+    expect(errorCode(limited.body)).toBe('RATE_LIMITED');
+  });
+
+  itOnPostgresAndRedis(
+    'a token revoked on one instance closes its connections on the other at once',
+    async () => {
+      const ids = await demoIds(t!);
+      const token = await createToken(t!, ids.users.erin!, 'erin');
+      const onSecond = await connect(secondUrl.replace(/^http/, 'ws'), token.token);
+      expect(await onSecond.first).toContain('connection_ack');
+      const closed = new Promise<number>((resolve) => onSecond.socket.once('close', (code) => resolve(code)));
+      const revoked = await t!.gql(
+        'mutation ($id: ID!) { revokeApiToken(tokenId: $id) }',
+        { id: token.tokenId },
+        'erin',
+      );
+      expect(revoked.data).toEqual({ revokeApiToken: true });
+      const started = Date.now();
+      expect(await closed).toBe(4401);
+      expect(Date.now() - started).toBeLessThan(2000);
+    },
+  );
 });

@@ -1,11 +1,11 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import Redis from 'ioredis';
+import { Inject, Injectable } from '@nestjs/common';
 import type { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
+import { SharedCounters } from '../redis/shared-counters';
 
 /** The window failed authentications are counted in. */
 const WINDOW_MS = 60_000;
-const KEY_PREFIX = 'cs:auth-failures:';
+const KEY_PREFIX = 'auth-failures:';
 
 /**
  * Failed authentications per remote address (`AUTH_FAILURES_PER_MINUTE`), over HTTP and
@@ -20,19 +20,16 @@ const KEY_PREFIX = 'cs:auth-failures:';
  * waits for Redis; while Redis is unreachable each instance counts alone.
  */
 @Injectable()
-export class AuthFailureLimiter implements OnApplicationShutdown {
-  private readonly logger = new Logger(AuthFailureLimiter.name);
+export class AuthFailureLimiter {
   private readonly memory = new Map<string, { count: number; resetAt: number }>();
-  private readonly redis: Redis | null;
   private readonly limit: number;
   private lastSweep = 0;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly counters: SharedCounters,
+  ) {
     this.limit = config.authFailuresPerMinute;
-    this.redis = config.redisUrl
-      ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false })
-      : null;
-    this.redis?.on('error', (e: Error) => this.logger.warn(`redis: ${e.message}`));
   }
 
   /** Seconds until `address` may try again, or 0 when it may try now. */
@@ -53,17 +50,11 @@ export class AuthFailureLimiter implements OnApplicationShutdown {
     }
     entry.count += 1;
     this.sweep(now);
-    if (!this.redis) return;
-    try {
-      const key = KEY_PREFIX + address;
-      const shared = await this.redis.incr(key);
-      if (shared === 1) await this.redis.pexpire(key, WINDOW_MS);
-      const ttl = await this.redis.pttl(key);
-      if (shared > entry.count) entry.count = shared;
-      if (ttl > 0) entry.resetAt = Date.now() + ttl;
-    } catch {
-      // why: the count in memory above still limits this instance while Redis is down
-    }
+    const shared = await this.counters.increment(KEY_PREFIX + address, WINDOW_MS);
+    // why: while Redis is away the count in memory above still limits this instance.
+    if (!shared) return;
+    if (shared.count > entry.count) entry.count = shared.count;
+    entry.resetAt = Date.now() + shared.ttlMs;
   }
 
   /** Drops the windows that are over, so the map holds only addresses of the last minute. */
@@ -72,9 +63,5 @@ export class AuthFailureLimiter implements OnApplicationShutdown {
     if (this.memory.size < 1000 || now - this.lastSweep < 1000) return;
     this.lastSweep = now;
     for (const [address, entry] of this.memory) if (entry.resetAt <= now) this.memory.delete(address);
-  }
-
-  onApplicationShutdown(): void {
-    this.redis?.disconnect();
   }
 }
