@@ -175,7 +175,7 @@ export class EnvSchema {
   @Max(10_000)
   WS_MAX_SUBSCRIPTIONS_PER_CONNECTION?: number;
 
-  /** Open graphql-ws connections one user may hold on one instance. */
+  /** Open graphql-ws connections one user may hold (over all instances where REDIS_URL is set). */
   @IsOptional()
   @Transform(toInt)
   @IsInt()

@@ -277,6 +277,7 @@ describe('across two instances on one database and one Redis', () => {
       REDIS_URL: redisUrl()!,
       RATE_LIMIT_PER_MINUTE: '5',
       AUTH_FAILURES_PER_MINUTE: '3',
+      WS_MAX_CONNECTIONS_PER_USER: '2',
     });
     second = await createApp(t.config, t.db.target);
     await second.listen(0, '127.0.0.1');
@@ -330,6 +331,29 @@ describe('across two instances on one database and one Redis', () => {
       const started = Date.now();
       expect(await closed).toBe(4401);
       expect(Date.now() - started).toBeLessThan(2000);
+    },
+  );
+
+  itOnPostgresAndRedis(
+    'caps a user’s connections over both instances (4429), and frees a closed one’s place',
+    async () => {
+      const wsA = t!.wsUrl;
+      const wsB = secondUrl.replace(/^http/, 'ws');
+      const first = await connect(wsA, t!.tokens.dave!);
+      const second = await connect(wsB, t!.tokens.dave!);
+      expect(await first.first).toContain('connection_ack');
+      expect(await second.first).toContain('connection_ack');
+      // each instance holds one of dave's connections: the cap counts both
+      const third = await connect(wsA, t!.tokens.dave!);
+      expect(await third.first).toMatch(/^closed 4429 RATE_LIMITED/);
+      second.socket.close();
+      await until(async () => {
+        const next = await connect(wsA, t!.tokens.dave!);
+        const ack = (await next.first).includes('connection_ack');
+        if (ack) next.socket.close();
+        return ack;
+      });
+      first.socket.close();
     },
   );
 });

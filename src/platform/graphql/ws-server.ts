@@ -1,15 +1,23 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+} from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { GraphQLSchemaHost } from '@nestjs/graphql';
 import { GraphQLError } from 'graphql';
 import type { Context as WsContext, Disposable, ServerOptions } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { EventBus, Unsubscribe } from '../pubsub/event-bus';
+import { SharedCounters } from '../redis/shared-counters';
 import { AuthFailureLimiter } from '../auth/auth-failures';
 import { Authenticator, TOKEN_REVOKED_TOPIC } from '../auth/authenticator';
 import type { AuthUser } from '../auth/auth-user';
@@ -24,6 +32,12 @@ import {
 import { formatWsErrors, formatWsResult, prepareWsOperation } from './ws-operations';
 
 const PATH = '/graphql';
+
+/**
+ * How long a connection counts against its user's cap in Redis unless its instance renews it
+ * (every third of it): the connections of an instance that died stop counting after this.
+ */
+const LEASE_MS = 30_000;
 
 /** Close codes of the contract (the 44xx mirror HTTP statuses, like graphql-ws' own 4400/4408). */
 export const WS_CLOSE = {
@@ -43,12 +57,13 @@ const rateLimited = (message: string): GraphQLError =>
  * `WS_MAX_PAYLOAD_BYTES` (a larger one closes the socket with 1009), `connection_init` within
  * `WS_CONNECTION_INIT_TIMEOUT_SECONDS` (else 4408), authentication at connect (4401; 4429 once
  * the address failed `AUTH_FAILURES_PER_MINUTE` times), at most `WS_MAX_CONNECTIONS_PER_USER`
- * connections per user on this instance (4429) and `WS_MAX_SUBSCRIPTIONS_PER_CONNECTION`
+ * connections per user (4429; over all instances where REDIS_URL is set, each connection a
+ * renewed lease in Redis) and `WS_MAX_SUBSCRIPTIONS_PER_CONNECTION`
  * operations at once on one connection (RATE_LIMITED). Every operation passes the HTTP limits.
  * A revoked token's connections close at once (4401), on every instance (the event bus).
  */
 @Injectable()
-export class GraphqlWsServer implements OnApplicationBootstrap, OnApplicationShutdown {
+export class GraphqlWsServer implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(GraphqlWsServer.name);
   private wss: WebSocketServer | null = null;
   private server: Disposable | null = null;
@@ -58,12 +73,18 @@ export class GraphqlWsServer implements OnApplicationBootstrap, OnApplicationShu
   private readonly byToken = new Map<string, Set<WebSocket>>();
   /** Open, authenticated connections per user id. */
   private readonly perUser = new Map<number, number>();
+  /** Each open connection's lease in Redis (the cap over all instances). */
+  private readonly leases = new Map<WebSocket, { key: string; member: string }>();
+  private readonly instance = randomUUID();
+  private sequence = 0;
+  private renewal: NodeJS.Timeout | null = null;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly authenticator: Authenticator,
     private readonly failures: AuthFailureLimiter,
     private readonly bus: EventBus,
+    private readonly counters: SharedCounters,
     private readonly adapterHost: HttpAdapterHost,
     private readonly schemaHost: GraphQLSchemaHost,
   ) {}
@@ -79,11 +100,23 @@ export class GraphqlWsServer implements OnApplicationBootstrap, OnApplicationShu
         socket.close(WS_CLOSE.unauthorized, 'Token revoked');
       }
     });
+    if (this.counters.shared) {
+      this.renewal = setInterval(
+        () => void this.counters.renew([...this.leases.values()], LEASE_MS),
+        LEASE_MS / 3,
+      );
+      this.renewal.unref();
+    }
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  // why: before the shutdown hooks, so the connections (and their leases) end while Redis and
+  // the event bus are still there.
+  async beforeApplicationShutdown(): Promise<void> {
+    if (this.renewal) clearInterval(this.renewal);
     this.httpServer?.off('upgrade', this.upgrade);
     await this.unsubscribe?.();
+    await Promise.all([...this.leases.values()].map((l) => this.counters.release(l.key, l.member)));
+    this.leases.clear();
     await this.server?.dispose();
   }
 
@@ -148,14 +181,45 @@ export class GraphqlWsServer implements OnApplicationBootstrap, OnApplicationShu
       socket.close(WS_CLOSE.unauthorized, 'Unauthorized');
       return false;
     }
-    if ((this.perUser.get(user.id) ?? 0) >= this.config.wsMaxConnectionsPerUser) {
+    if (!(await this.admit(socket, user))) {
       socket.close(WS_CLOSE.rateLimited, 'RATE_LIMITED: too many connections for this user');
       return false;
     }
-    if (socket.readyState !== WebSocket.OPEN) return false;
+    if (socket.readyState !== WebSocket.OPEN) {
+      this.releaseLease(socket);
+      return false;
+    }
     this.track(socket, user);
     ctx.extra.user = user;
     return true;
+  }
+
+  /**
+   * Whether the user may hold one more connection: below the cap here and, where Redis counts,
+   * over all instances (a lease for this socket). Without an answer from Redis this instance
+   * decides alone.
+   */
+  private async admit(socket: WebSocket, user: AuthUser): Promise<boolean> {
+    const max = this.config.wsMaxConnectionsPerUser;
+    if ((this.perUser.get(user.id) ?? 0) >= max) return false;
+    const key = `ws-connections:user:${user.id}`;
+    const member = `${this.instance}:${++this.sequence}`;
+    const shared = await this.counters.admit(key, member, max, LEASE_MS);
+    if (shared === false) return false;
+    if (shared) this.leases.set(socket, { key, member });
+    // why: other connections of the user may have been admitted here while Redis answered.
+    if ((this.perUser.get(user.id) ?? 0) >= max) {
+      this.releaseLease(socket);
+      return false;
+    }
+    return true;
+  }
+
+  private releaseLease(socket: WebSocket): void {
+    const lease = this.leases.get(socket);
+    if (!lease) return;
+    this.leases.delete(socket);
+    void this.counters.release(lease.key, lease.member);
   }
 
   private track(socket: WebSocket, user: AuthUser): void {
@@ -164,6 +228,7 @@ export class GraphqlWsServer implements OnApplicationBootstrap, OnApplicationShu
     sockets.add(socket);
     this.byToken.set(user.tokenId, sockets);
     socket.once('close', () => {
+      this.releaseLease(socket);
       const left = (this.perUser.get(user.id) ?? 1) - 1;
       if (left > 0) this.perUser.set(user.id, left);
       else this.perUser.delete(user.id);

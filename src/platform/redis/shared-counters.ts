@@ -21,6 +21,15 @@ local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
 return { count, ttl }`;
 
+// why: one round trip that drops the leases nobody renewed (a crashed instance's), then admits
+// the member only below the cap; concurrent admissions on other instances cannot overshoot it.
+const ADMIT = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[4])
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+return 1`;
+
 /**
  * The Redis namespace of one deployment: its database. Instances of one deployment share the
  * database and so their counters; two deployments (or two test databases) on one Redis do not
@@ -33,8 +42,9 @@ export function counterNamespace(config: AppConfig): string {
 }
 
 /**
- * Fixed-window counters shared by every instance through Redis (REDIS_URL): the per-user
- * operation budget and failed authentications per address. `increment` resolves null where
+ * Counters shared by every instance through Redis (REDIS_URL): fixed windows for the per-user
+ * operation budget and failed authentications per address, and leased sets for the graphql-ws
+ * connections each user holds. `increment` resolves null where
  * there is no Redis, or it cannot be reached right now; callers then count in memory, per
  * instance, rather than refuse or wait (ioredis' offline queue is off: nothing waits for Redis).
  */
@@ -73,6 +83,48 @@ export class SharedCounters implements OnApplicationShutdown {
     } catch {
       return null;
     }
+  }
+
+  /**
+   * Admits `member` into the set `key` while it holds fewer than `max` live members; a member
+   * lives `leaseMs` unless renewed. Null when Redis cannot answer (the caller decides alone).
+   */
+  async admit(key: string, member: string, max: number, leaseMs: number): Promise<boolean | null> {
+    if (!this.redis || this.redis.status !== 'ready') return null;
+    const now = Date.now();
+    try {
+      const admitted = await this.redis.eval(
+        ADMIT,
+        1,
+        this.namespace + key,
+        now,
+        max,
+        now + leaseMs,
+        member,
+        leaseMs,
+      );
+      return admitted === 1;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Extends the leases of members still present (a member released meanwhile stays out). */
+  async renew(members: ReadonlyArray<{ key: string; member: string }>, leaseMs: number): Promise<void> {
+    if (!this.redis || this.redis.status !== 'ready' || members.length === 0) return;
+    const until = Date.now() + leaseMs;
+    const batch = this.redis.pipeline();
+    for (const { key, member } of members) {
+      batch.zadd(this.namespace + key, 'XX', until, member);
+      batch.pexpire(this.namespace + key, leaseMs);
+    }
+    await batch.exec().catch(() => undefined);
+  }
+
+  /** Removes `member` from the set `key` (best effort: an unrenewed lease ends by itself). */
+  async release(key: string, member: string): Promise<void> {
+    if (!this.redis || this.redis.status !== 'ready') return;
+    await this.redis.zrem(this.namespace + key, member).catch(() => undefined);
   }
 
   onApplicationShutdown(): void {
