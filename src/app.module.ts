@@ -13,12 +13,16 @@ import { SkillsModule } from './modules/skills/skills.module';
 import { WorkerModule } from './modules/worker/worker.module';
 import { ConversationsModule } from './modules/conversations/conversations.module';
 import { AccessGuard } from './platform/auth/access.guard';
+import { AuthFailureLimiter } from './platform/auth/auth-failures';
+import { AuthLimitsModule } from './platform/auth/auth-limits.module';
 import { Authenticator } from './platform/auth/authenticator';
 import { DatabaseModule } from './platform/database/database.module';
 import { DatabaseTarget } from './platform/database/data-source-options';
 import { graphqlOptions } from './platform/graphql/graphql.setup';
+import { GraphqlWsServer } from './platform/graphql/ws-server';
 import { PlatformModule } from './platform/platform.module';
 import { PubSubModule } from './platform/pubsub/pubsub.module';
+import { SharedCountersModule } from './platform/redis/shared-counters';
 
 @Module({})
 export class AppModule {
@@ -28,10 +32,12 @@ export class AppModule {
       imports: [
         AppConfigModule.forRoot(config),
         DatabaseModule.forRoot(database),
+        SharedCountersModule,
+        AuthLimitsModule,
         GraphQLModule.forRootAsync<ApolloDriverConfig>({
           driver: ApolloDriver,
           imports: [AuthModule],
-          inject: [APP_CONFIG, Authenticator],
+          inject: [APP_CONFIG, Authenticator, AuthFailureLimiter],
           useFactory: graphqlOptions,
         }),
         PlatformModule,
@@ -45,7 +51,7 @@ export class AppModule {
         ConversationsModule,
         WorkerModule,
       ],
-      providers: [{ provide: APP_GUARD, useClass: AccessGuard }],
+      providers: [{ provide: APP_GUARD, useClass: AccessGuard }, GraphqlWsServer],
     };
   }
 }

@@ -53,7 +53,9 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   app.useLogger(app.get(PinoLogger));
   app.useBodyParser('json', { limit: '1mb' });
   app.use(bodyErrors);
-  mountWebClient(app);
+  // why: the framework's name and version help nobody but someone looking for a known hole.
+  app.disable('x-powered-by');
+  mountWebClient(app, config.nodeEnv === 'production');
   // why: class-validator failures surface as a 400 exception, which the GraphQL error
   // formatter maps to BAD_USER_INPUT.
   app.useGlobalPipes(

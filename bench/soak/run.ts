@@ -70,6 +70,8 @@ function processEnv(db: BenchDatabase): Record<string, string> {
     STATE_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     LOG_LEVEL: process.env.SOAK_LOG_LEVEL ?? 'warn',
     RATE_LIMIT_PER_MINUTE: '1000000',
+    // why: the idle measurement holds 1,000 graphql-ws connections as one user.
+    WS_MAX_CONNECTIONS_PER_USER: '100000',
     RUN_LEASE_SECONDS: String(LEASE_SECONDS),
     REAPER_INTERVAL_SECONDS: String(REAPER_SECONDS),
     DECISION_PICKUP_SECONDS: '5',

@@ -65,6 +65,8 @@ export async function startApiProcess(
       HOST: '127.0.0.1',
       PORT: String(port),
       RATE_LIMIT_PER_MINUTE: '1000000',
+      // why: the scenarios hold thousands of graphql-ws connections as one user (bob).
+      WS_MAX_CONNECTIONS_PER_USER: '100000',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -33,6 +33,11 @@ export interface AppConfig {
   /** The in-process worker (queued-run pickup and the reaper) runs; default true. */
   readonly workerEnabled: boolean;
   readonly chatMaxActiveConversations: number;
+  readonly wsMaxPayloadBytes: number;
+  readonly wsConnectionInitTimeoutSeconds: number;
+  readonly wsMaxSubscriptionsPerConnection: number;
+  readonly wsMaxConnectionsPerUser: number;
+  readonly authFailuresPerMinute: number;
   /** Reads a secret (a provider API key) from the environment by name; never stored. */
   readonly secret: (name: string) => string | undefined;
 }
@@ -93,6 +98,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     workerLivenessSeconds: raw.WORKER_LIVENESS_SECONDS ?? 30,
     workerEnabled: raw.WORKER_ENABLED ?? true,
     chatMaxActiveConversations: raw.CHAT_MAX_ACTIVE_CONVERSATIONS ?? 100,
+    // why: 1 MiB, like HTTP bodies; ws would otherwise take 100 MiB frames before authentication.
+    wsMaxPayloadBytes: raw.WS_MAX_PAYLOAD_BYTES ?? 1_048_576,
+    wsConnectionInitTimeoutSeconds: raw.WS_CONNECTION_INIT_TIMEOUT_SECONDS ?? 5,
+    wsMaxSubscriptionsPerConnection: raw.WS_MAX_SUBSCRIPTIONS_PER_CONNECTION ?? 50,
+    wsMaxConnectionsPerUser: raw.WS_MAX_CONNECTIONS_PER_USER ?? 50,
+    authFailuresPerMinute: raw.AUTH_FAILURES_PER_MINUTE ?? 30,
     secret: (name: string) => env[name],
   };
 }

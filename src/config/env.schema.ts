@@ -151,4 +151,43 @@ export class EnvSchema {
   @Min(1)
   @Max(100000)
   CHAT_MAX_ACTIVE_CONVERSATIONS?: number;
+
+  /** The largest WebSocket frame accepted, before and after authentication (ws `maxPayload`). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  @Max(104_857_600)
+  WS_MAX_PAYLOAD_BYTES?: number;
+
+  /** How long a new WebSocket may take to send `connection_init` before it is closed (4408). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(300)
+  WS_CONNECTION_INIT_TIMEOUT_SECONDS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  WS_MAX_SUBSCRIPTIONS_PER_CONNECTION?: number;
+
+  /** Open graphql-ws connections one user may hold (over all instances where REDIS_URL is set). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  WS_MAX_CONNECTIONS_PER_USER?: number;
+
+  /** Failed authentications one remote address may make in a minute (HTTP and graphql-ws). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  AUTH_FAILURES_PER_MINUTE?: number;
 }

@@ -10,6 +10,7 @@ import { OperationThrottlerGuard, throttlerOptions } from './graphql/operation-t
 import { RefusalFilter } from './graphql/refusal.filter';
 import { HealthController } from './http/health.controller';
 import { loggerParams } from './logging/logger-params';
+import { SharedCounters } from './redis/shared-counters';
 
 /**
  * HTTP-level platform pieces: structured logs (pino), the per-user rate limit, `/health`,
@@ -22,8 +23,8 @@ import { loggerParams } from './logging/logger-params';
       useFactory: (config: AppConfig) => loggerParams(config),
     }),
     ThrottlerModule.forRootAsync({
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => throttlerOptions(config),
+      inject: [APP_CONFIG, SharedCounters],
+      useFactory: (config: AppConfig, counters: SharedCounters) => throttlerOptions(config, counters),
     }),
     TerminusModule.forRoot({ errorLogStyle: 'json' }),
   ],

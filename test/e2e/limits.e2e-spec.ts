@@ -23,6 +23,27 @@ const COSTLY_QUERY = (() => {
     fragment T on __Type { name kind description specifiedByURL }`;
 })();
 
+/** The outside probe: nested pages whose sizes hide in variables (200 × 500 step payloads). */
+const PAGED_PROBE = `query Probe($a: Int, $b: Int) {
+  runs(first: $a) { nodes { steps(first: $b) { nodes { payload } } } }
+}`;
+/** The same without any `first`: the schema's defaults (50 × 100) still multiply. */
+const DEFAULT_PAGED = '{ runs { nodes { steps { nodes { payload } } } } }';
+/** 15 aliases of the probe, within every armor limit. */
+const ALIASED_PROBE = `query Aliased($a: Int, $b: Int) { ${Array.from(
+  { length: 15 },
+  (_, i) => `r${i}: runs(first: $a) { nodes { steps(first: $b) { nodes { payload } } } }`,
+).join(' ')} }`;
+/** What clients ask for every day: pages with small nested pages stay under the limit. */
+const ORDINARY: Array<[string, Record<string, unknown>]> = [
+  [
+    'query ($n: Int) { runs(first: $n) { totalCount nodes { id status steps(first: 20) { nodes { kind } } } } }',
+    { n: 20 },
+  ],
+  ['{ runs(first: 200) { totalCount nodes { id owner { username } } } }', {}],
+  ['{ inbox { run { id pending { turnDigest calls { toolName preview } } } } }', {}],
+];
+
 const aliased = (n: number): string =>
   `{ ${Array.from({ length: n }, (_, i) => `a${i}: viewer { grants }`).join(' ')} }`;
 
@@ -110,6 +131,28 @@ describe('GraphQL limits', () => {
 
     it('refuses a document above the cost limit', async () => {
       expectRefused(await query(COSTLY_QUERY), /Cost limit of 5000 exceeded/);
+    });
+
+    it('refuses nested pages sized by variables or by the schema defaults, before anything runs', async () => {
+      for (const [doc, variables] of [
+        [PAGED_PROBE, { a: 200, b: 500 }],
+        [PAGED_PROBE, {}],
+        [DEFAULT_PAGED, undefined],
+        [ALIASED_PROBE, { a: 200, b: 500 }],
+      ] as const) {
+        expectRefused(await query(doc, variables), /Query cost limit of 5000 exceeded, found \d+/);
+      }
+    });
+
+    it('lets ordinary paged queries through', async () => {
+      for (const [doc, variables] of ORDINARY) {
+        const res = await query(doc, variables);
+        expect({ doc, status: res.status, errors: res.body.errors }).toEqual({
+          doc,
+          status: 200,
+          errors: undefined,
+        });
+      }
     });
 
     it('refuses a syntax error with a 400', async () => {
@@ -221,6 +264,23 @@ describe('GraphQL limits', () => {
         const res = await overWs(client, doc);
         expect(errorCode(res)).toBe('BAD_USER_INPUT');
         expect(res.errors?.[0]?.message).toMatch(message);
+      }
+    });
+
+    it('refuses nested pages sized by variables or by the schema defaults', async () => {
+      for (const [doc, variables] of [
+        [PAGED_PROBE, { a: 200, b: 500 }],
+        [DEFAULT_PAGED, undefined],
+        [ALIASED_PROBE, { a: 200, b: 500 }],
+      ] as const) {
+        const res = await overWs(client, doc, variables);
+        expect(res.status).toBe(-1);
+        expect(errorCode(res)).toBe('BAD_USER_INPUT');
+        expect(res.errors?.[0]?.message).toMatch(/Query cost limit of 5000 exceeded/);
+      }
+      for (const [doc, variables] of ORDINARY) {
+        const res = await overWs(client, doc, variables);
+        expect({ doc, errors: res.errors }).toEqual({ doc, errors: undefined });
       }
     });
 

@@ -1,5 +1,12 @@
 // The HTTP platform: the offline GraphiQL page and its assets, /health, correlation ids.
+import express from 'express';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Script } from 'node:vm';
+import { webClientHandler } from '../../src/platform/web/web-client';
 import { bootTestApp, TestApp } from '../support/test-app';
 
 const EXPECTED_ASSETS: Record<string, RegExp> = {
@@ -66,13 +73,58 @@ describe('the HTTP platform', () => {
       expect(script).toContain('connectionParams: authorization ? { authorization: authorization } : {}');
       expect(script).toContain('GraphiQL.createFetcher(');
       expect(script).toContain('wsClient: wsClient');
-      expect(script).toContain('localStorage');
+      // the token stays in this tab, like /app's
+      expect(script).toContain('sessionStorage');
+      expect(script).not.toContain('localStorage');
+    });
+
+    it('sends the page and its assets with a CSP that forbids framing and foreign scripts, and nosniff', async () => {
+      for (const path of [
+        '/graphiql',
+        '/graphiql/assets/countersign-graphiql.js',
+        '/graphiql/assets/nope.js',
+      ]) {
+        const res = await fetch(`${base}${path}`);
+        const csp = res.headers.get('content-security-policy') ?? '';
+        expect({ path, csp }).toEqual({ path, csp: expect.stringContaining("frame-ancestors 'none'") });
+        expect(csp).toMatch(/default-src 'self'/);
+        expect(csp).toMatch(/object-src 'none'/);
+        expect(csp).not.toMatch(/script-src[^;]*unsafe/);
+        expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      }
     });
 
     it('answers 404 for an unknown asset, without a token and without a 500', async () => {
       for (const name of ['nope.js', '..%2Fpackage.json', '%2E%2E%2F%2E%2E%2Fpackage.json']) {
         const res = await fetch(`${base}/graphiql/assets/${name}`);
         expect(res.status).toBe(404);
+      }
+    });
+  });
+
+  describe('headers', () => {
+    it('never names the framework (no X-Powered-By)', async () => {
+      for (const path of ['/graphiql', '/health', '/app/', '/nope']) {
+        const res = await fetch(`${base}${path}`);
+        expect({ path, poweredBy: res.headers.get('x-powered-by') }).toEqual({ path, poweredBy: null });
+      }
+      const gql = await fetch(t.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${t.tokens.admin}` },
+        body: JSON.stringify({ query: '{ __typename }' }),
+      });
+      expect(gql.headers.get('x-powered-by')).toBeNull();
+    });
+
+    it('answers 401 with WWW-Authenticate: Bearer, with and without a token', async () => {
+      for (const authorization of [undefined, 'Bearer cs_not-a-token']) {
+        const res = await fetch(t.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
+          body: JSON.stringify({ query: '{ __typename }' }),
+        });
+        expect(res.status).toBe(401);
+        expect(res.headers.get('www-authenticate')).toBe('Bearer');
       }
     });
   });
@@ -143,5 +195,46 @@ describe('with GRAPHQL_INTROSPECTION=false', () => {
 
   it('keeps /health', async () => {
     expect((await fetch(`${base}/health`)).status).toBe(200);
+  });
+});
+
+describe('the web client’s source maps', () => {
+  let dir: string;
+  let server: Server;
+  let url: (serveSourceMaps: boolean) => string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'cs-web-'));
+    mkdirSync(join(dir, 'assets'));
+    writeFileSync(join(dir, 'index.html'), '<!doctype html><title>x</title>');
+    writeFileSync(
+      join(dir, 'assets', 'index-abc.js'),
+      'console.log(1);\n//# sourceMappingURL=index-abc.js.map',
+    );
+    writeFileSync(join(dir, 'assets', 'index-abc.js.map'), '{"version":3,"sources":["secret.ts"]}');
+    const app = express();
+    app.use('/prod', webClientHandler(dir, { serveSourceMaps: false }));
+    app.use('/dev', webClientHandler(dir, { serveSourceMaps: true }));
+    server = await new Promise<Server>((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    const { port } = server.address() as AddressInfo;
+    url = (maps) => `http://127.0.0.1:${port}/${maps ? 'dev' : 'prod'}/assets/index-abc.js.map`;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves none in production (404), while the bundle itself is served', async () => {
+    const map = await fetch(url(false));
+    expect(map.status).toBe(404);
+    expect(await map.text()).not.toContain('secret.ts');
+    expect((await fetch(url(false).replace(/\.map$/, ''))).status).toBe(200);
+  });
+
+  it('serves them outside production (development tools)', async () => {
+    const map = await fetch(url(true));
+    expect(map.status).toBe(200);
+    expect(await map.text()).toContain('secret.ts');
   });
 });

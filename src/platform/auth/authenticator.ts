@@ -13,3 +13,9 @@ export abstract class Authenticator {
   /** Reads the user behind a token afresh (a new operation on an open connection); null when no longer valid. */
   abstract reload(user: AuthUser): Promise<AuthUser | null>;
 }
+
+/**
+ * Published on the event bus with `{ tokenId }` when a token is revoked: every instance closes
+ * the graphql-ws connections opened with it at once (their streams end with them).
+ */
+export const TOKEN_REVOKED_TOPIC = 'auth.token-revoked';

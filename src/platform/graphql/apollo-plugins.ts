@@ -1,5 +1,5 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import { GraphQLError, GraphQLSchema, OperationTypeNode } from 'graphql';
+import { GraphQLError, OperationTypeNode } from 'graphql';
 import { nulByteError, nulByteIn } from './nul-bytes';
 
 /**
@@ -37,22 +37,5 @@ export function refuseNulBytes(): ApolloServerPlugin {
           return Promise.resolve();
         },
       }),
-  };
-}
-
-/** Holds the executable schema once Apollo starts (graphql-ws validates against it). */
-export function schemaHolder(): { plugin: ApolloServerPlugin; get(): GraphQLSchema } {
-  let schema: GraphQLSchema | null = null;
-  return {
-    plugin: {
-      serverWillStart(service) {
-        schema = service.schema;
-        return Promise.resolve();
-      },
-    },
-    get() {
-      if (!schema) throw new Error('GraphQL schema not built yet');
-      return schema;
-    },
   };
 }

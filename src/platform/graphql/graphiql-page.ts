@@ -55,13 +55,15 @@ export const GRAPHIQL_INIT_SCRIPT = `(function () {
   var wsClient = null;
   var generation = 0;
 
+  // why: session storage, like /app: the token stays in this tab and goes when it closes,
+  // instead of lingering on disk for any later script of this origin.
   function readToken() {
-    try { return window.localStorage.getItem(TOKEN_KEY) || ''; } catch (e) { return ''; }
+    try { return window.sessionStorage.getItem(TOKEN_KEY) || ''; } catch (e) { return ''; }
   }
   function writeToken(value) {
     try {
-      if (value) window.localStorage.setItem(TOKEN_KEY, value);
-      else window.localStorage.removeItem(TOKEN_KEY);
+      if (value) window.sessionStorage.setItem(TOKEN_KEY, value);
+      else window.sessionStorage.removeItem(TOKEN_KEY);
     } catch (e) { /* storage unavailable: the token lives until reload */ }
   }
   function bearer(token) {
@@ -95,7 +97,7 @@ export const GRAPHIQL_INIT_SCRIPT = `(function () {
       }),
     );
     status.textContent = authorization
-      ? 'Using the saved token (HTTP and WebSocket).'
+      ? 'Using the token for this tab (HTTP and WebSocket).'
       : 'No token: paste a personal access token (cs_...).';
   }
 
@@ -113,6 +115,18 @@ export const GRAPHIQL_INIT_SCRIPT = `(function () {
   render(readToken());
 })();
 `;
+
+/**
+ * The headers of the page and its assets: /app's (web-client.ts), except that GraphiQL and the
+ * page's own <style> set inline styles. Scripts come from this origin only; nothing may frame it.
+ */
+export const GRAPHIQL_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Security-Policy':
+    "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; " +
+    "font-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+};
 
 /** The GraphiQL page: only same-origin assets (no CDN), so it works without internet. */
 export function graphiqlHtml(): string {

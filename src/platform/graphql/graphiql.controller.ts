@@ -3,7 +3,13 @@ import type { Response } from 'express';
 import type { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { Access, Allow } from '../auth/allow.decorator';
-import { GRAPHIQL_INIT_SCRIPT, graphiqlHtml, PACKAGED_ASSETS, packagedAssetPath } from './graphiql-page';
+import {
+  GRAPHIQL_HEADERS,
+  GRAPHIQL_INIT_SCRIPT,
+  graphiqlHtml,
+  PACKAGED_ASSETS,
+  packagedAssetPath,
+} from './graphiql-page';
 
 const INIT_SCRIPT = 'countersign-graphiql.js';
 
@@ -46,6 +52,7 @@ export class GraphiqlController {
   }
 
   private available(res: Response): boolean {
+    for (const [name, value] of Object.entries(GRAPHIQL_HEADERS)) res.setHeader(name, value);
     if (this.config.introspection) return true;
     notFound(res);
     return false;

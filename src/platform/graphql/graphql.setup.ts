@@ -1,27 +1,22 @@
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import { ApolloDriverConfig } from '@nestjs/apollo';
 import { Logger } from '@nestjs/common';
-import { ExecutionArgs, GraphQLError } from 'graphql';
-import type { GraphQLWsSubscriptionsConfig } from '@nestjs/graphql';
-import type { Context as WsContext, ServerOptions, SubscribePayload } from 'graphql-ws';
+import { GraphQLError, NoSchemaIntrospectionCustomRule, ValidationRule } from 'graphql';
 import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { AppConfig } from '../../config/app-config';
+import { AuthFailureLimiter } from '../auth/auth-failures';
 import { Authenticator } from '../auth/authenticator';
 import { AuthUser } from '../auth/auth-user';
 import { GqlContext } from '../auth/access.guard';
 import { RequestContext } from '../auth/request-context';
-import { refuseNulBytes, schemaHolder, subscriptionsOverWsOnly } from './apollo-plugins';
+import { refuseNulBytes, subscriptionsOverWsOnly } from './apollo-plugins';
 import { ErrorCodeEnum } from './error-code.enum';
+import { queryCostLimit } from './query-cost';
 import { formatGraphQLError } from './format-error';
-import {
-  FormatOne,
-  formatWsErrors,
-  formatWsResult,
-  OperationLimits,
-  prepareWsOperation,
-} from './ws-operations';
+import type { FormatOne, OperationLimits } from './ws-operations';
 
 /** The project root (where package.json is), from src/ under ts-jest or dist/src/ when built. */
 function projectRoot(): string {
@@ -32,7 +27,11 @@ function projectRoot(): string {
 
 export const SCHEMA_FILE = join(projectRoot(), 'schema.gql');
 
-/** The limits of docs/security.md, shared by HTTP (Apollo) and graphql-ws. */
+/**
+ * The limits of docs/security.md, shared by HTTP (Apollo) and graphql-ws. `maxCost` bounds both
+ * graphql-armor's cost rule (at validation) and the page-aware cost worked out once the
+ * variables are known (query-cost.ts).
+ */
 export const LIMITS = { maxDepth: 10, maxAliases: 15, maxDirectives: 50, maxTokens: 2000, maxCost: 5000 };
 
 /** graphql-armor with the limits of docs/security.md. */
@@ -50,66 +49,94 @@ export function createArmor(): ApolloArmor {
   });
 }
 
-interface WsExtra {
+/** What graphql-ws keeps per connection: the upgrade request, the socket, the user at connect. */
+export interface WsExtra {
   user?: AuthUser;
-  request: Request;
+  request: IncomingMessage;
 }
 
+/** The HTTP 401 for a missing, unknown, revoked or expired token (RFC 6750's challenge with it). */
 const unauthenticated = (): GraphQLError =>
   new GraphQLError('A valid bearer token is required', {
-    extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } },
+    extensions: {
+      code: 'UNAUTHENTICATED',
+      http: { status: 401, headers: new Map([['www-authenticate', 'Bearer']]) },
+    },
   });
 
-type WsOptions = Partial<ServerOptions<Record<string, unknown> | undefined, unknown>> & { path: string };
-
-/** graphql-ws: authentication at connect, the HTTP limits for every operation, formatted errors. */
-function wsOptions(
-  config: AppConfig,
-  authenticator: Authenticator,
-  prepare: (payload: SubscribePayload) => ExecutionArgs | GraphQLError[],
-  format: FormatOne,
-): GraphQLWsSubscriptionsConfig {
-  const options: WsOptions = {
-    path: '/graphql',
-    onConnect: async (raw) => {
-      const ws = raw as WsContext<Record<string, unknown> | undefined, WsExtra>;
-      const origin = ws.extra.request.headers.origin;
-      if (config.corsOrigins.length > 0 && origin && !config.corsOrigins.includes(origin)) {
-        return false;
-      }
-      const header = ws.connectionParams?.authorization ?? ws.connectionParams?.Authorization;
-      const user = await authenticator.authenticate(typeof header === 'string' ? header : null);
-      if (!user) {
-        // why: graphql-ws only knows 4403 for a refused connection; the contract says 4401.
-        const socket = (ws.extra as unknown as { socket: { close(code: number, reason: string): void } })
-          .socket;
-        socket.close(4401, 'Unauthorized');
-        return false;
-      }
-      ws.extra.user = user;
-      return true;
+/** The HTTP 429 for an address past `AUTH_FAILURES_PER_MINUTE`. */
+const tooManyFailures = (retryAfterSeconds: number): GraphQLError =>
+  new GraphQLError('Too many failed authentications from this address; try again later', {
+    extensions: {
+      code: 'RATE_LIMITED',
+      http: { status: 429, headers: new Map([['retry-after', String(retryAfterSeconds)]]) },
     },
-    // why: armor's rules run in Apollo's HTTP pipeline only; ws operations get the same here.
-    onSubscribe: (_ctx, _id, payload) => prepare(payload),
-    onNext: (_ctx, _id, _payload, _args, result) => formatWsResult(result, format),
-    // why: not in Nest's type, but Nest hands every graphql-ws option through to useServer.
-    onError: (_ctx, _id, _payload, errors) => formatWsErrors(errors, format),
+  });
+
+/** The limits every operation passes, over HTTP (Apollo) and graphql-ws (ws-server.ts). */
+export function operationLimits(config: AppConfig, armorRules: readonly ValidationRule[]): OperationLimits {
+  return {
+    maxTokens: LIMITS.maxTokens,
+    // why: Apollo refuses introspection itself when it is off; graphql-ws needs the rule.
+    rules: config.introspection ? armorRules : [...armorRules, NoSchemaIntrospectionCustomRule],
+    maxCost: LIMITS.maxCost,
   };
-  return options;
 }
 
-/** Apollo + graphql-ws configuration: auth in the context, limits, error formatting. */
-export function graphqlOptions(config: AppConfig, authenticator: Authenticator): ApolloDriverConfig {
+/** The one error formatter of both transports. */
+export function errorFormatter(config: AppConfig): FormatOne {
   const logger = new Logger('GraphQL');
-  const armor = createArmor().protect();
-  const limits: OperationLimits = { maxTokens: LIMITS.maxTokens, rules: armor.validationRules };
-  const schema = schemaHolder();
   const production = config.nodeEnv === 'production';
-  const formatError = (formatted: Parameters<typeof formatGraphQLError>[0], error: unknown) =>
+  return (formatted, error) =>
     formatGraphQLError(formatted, error, {
       production,
       onFault: (e, id) => logger.error({ correlationId: id, err: e }, 'unhandled fault'),
     });
+}
+
+/** The remote address failed authentications are counted by (the socket's peer, no proxy trusted). */
+export function remoteAddress(req: { socket?: { remoteAddress?: string } } | undefined): string {
+  return req?.socket?.remoteAddress ?? 'unknown';
+}
+
+/**
+ * The GraphQL context of both transports. Over HTTP the bearer token is checked here: 401 with
+ * `WWW-Authenticate: Bearer` when it is not valid, 429 once the address failed too often.
+ */
+export function graphqlContext(authenticator: Authenticator, failures: AuthFailureLimiter) {
+  return async (input: { req?: Request; extra?: WsExtra }): Promise<GqlContext> => {
+    if (input.extra) {
+      // why: a connection lives longer than its token may: every operation over it is
+      // authorised again (a revoked token or a changed grant counts from the next one).
+      // Without a user the guard answers UNAUTHENTICATED as a coded GraphQL error.
+      const connected = input.extra.user;
+      const fresh = connected ? await authenticator.reload(connected) : null;
+      return { ctx: new RequestContext(fresh) };
+    }
+    const header = input.req?.headers.authorization;
+    const address = remoteAddress(input.req);
+    if (header) {
+      const wait = failures.blockedFor(address);
+      if (wait > 0) throw tooManyFailures(wait);
+    }
+    const user = await authenticator.authenticate(header);
+    if (!user) {
+      if (header) await failures.failed(address);
+      throw unauthenticated();
+    }
+    const requestId = (input.req as { id?: unknown } | undefined)?.id;
+    return { ctx: new RequestContext(user, typeof requestId === 'string' ? requestId : undefined) };
+  };
+}
+
+/** Apollo + graphql-ws configuration: auth in the context, limits, error formatting. */
+export function graphqlOptions(
+  config: AppConfig,
+  authenticator: Authenticator,
+  failures: AuthFailureLimiter,
+): ApolloDriverConfig {
+  const armor = createArmor().protect();
+  const formatError = errorFormatter(config);
   return {
     path: '/graphql',
     // why: only `npm run schema:generate` and development write schema.gql; tests build in memory.
@@ -122,31 +149,13 @@ export function graphqlOptions(config: AppConfig, authenticator: Authenticator):
     csrfPrevention: true,
     allowBatchedHttpRequests: false,
     includeStacktraceInErrorResponses: false,
-    plugins: [...armor.plugins, schema.plugin, subscriptionsOverWsOnly(), refuseNulBytes()],
+    plugins: [...armor.plugins, subscriptionsOverWsOnly(), refuseNulBytes(), queryCostLimit(LIMITS.maxCost)],
     validationRules: [...armor.validationRules],
     parseOptions: { maxTokens: LIMITS.maxTokens },
     formatError,
-    context: async (input: { req?: Request; extra?: WsExtra }): Promise<GqlContext> => {
-      if (input.extra) {
-        // why: a connection lives longer than its token may: every operation over it is
-        // authorised again (a revoked token or a changed grant counts from the next one).
-        // Without a user the guard answers UNAUTHENTICATED as a coded GraphQL error.
-        const connected = input.extra.user;
-        const fresh = connected ? await authenticator.reload(connected) : null;
-        return { ctx: new RequestContext(fresh) };
-      }
-      const user = await authenticator.authenticate(input.req?.headers.authorization);
-      if (!user) throw unauthenticated();
-      const requestId = (input.req as { id?: unknown } | undefined)?.id;
-      return { ctx: new RequestContext(user, typeof requestId === 'string' ? requestId : undefined) };
-    },
-    subscriptions: {
-      'graphql-ws': wsOptions(
-        config,
-        authenticator,
-        (payload) => prepareWsOperation(schema.get(), payload, limits),
-        formatError,
-      ),
-    },
+    context: graphqlContext(authenticator, failures),
+    // why: graphql-ws is served by GraphqlWsServer (ws-server.ts), not Nest's: Nest's WebSocket
+    // server takes no options (100 MiB frames before authentication) and keeps no handle on
+    // its connections.
   };
 }

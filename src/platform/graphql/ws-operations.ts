@@ -13,12 +13,15 @@ import {
 import type { FormattedExecutionResult } from 'graphql';
 import type { SubscribePayload } from 'graphql-ws';
 import { nulByteError, nulByteIn } from './nul-bytes';
+import { operationCostError } from './query-cost';
 
 /** The limits an operation must pass on every transport (docs/security.md). */
 export interface OperationLimits {
   readonly maxTokens: number;
   /** Extra validation rules on top of graphql's specified rules (graphql-armor's). */
   readonly rules: readonly ValidationRule[];
+  /** The cost limit with the operation's variables and the schema's defaults (query-cost.ts). */
+  readonly maxCost: number;
 }
 
 const asGraphQLError = (e: unknown): GraphQLError =>
@@ -28,7 +31,7 @@ const asGraphQLError = (e: unknown): GraphQLError =>
  * Parses and validates an operation that arrived over graphql-ws with the same limits as an
  * HTTP request: graphql-armor protects Apollo's HTTP pipeline only, so without this a
  * subscription could nest or alias without bound. Input carrying a NUL character is refused as
- * over HTTP. Returns the execution arguments, or the errors to send to the client (graphql-ws
+ * over HTTP, and so is one whose cost, with its variables, is above the limit. Returns the execution arguments, or the errors to send to the client (graphql-ws
  * sends them as an `error` message).
  */
 export function prepareWsOperation(
@@ -52,6 +55,14 @@ export function prepareWsOperation(
   if (errors.length > 0) return [...errors];
   const nul = nulByteIn(document, payload.variables);
   if (nul) return [nulByteError(nul)];
+  const costly = operationCostError(
+    schema,
+    document,
+    payload.variables,
+    payload.operationName,
+    limits.maxCost,
+  );
+  if (costly) return [costly];
   return {
     schema,
     document,

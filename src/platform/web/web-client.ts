@@ -34,7 +34,7 @@ const HAS_EXTENSION = /\.[A-Za-z0-9]+$/;
  * year), and `index.html` for every other path under /app (the client routes itself:
  * `/app/`, `/app/chat?...`). No token is needed for the page; every operation it sends needs one.
  */
-export function webClientHandler(dir: string) {
+export function webClientHandler(dir: string, options: { serveSourceMaps: boolean }) {
   const root = normalize(dir + sep);
   return (req: Request, res: Response, next: NextFunction): void => {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -59,6 +59,12 @@ export function webClientHandler(dir: string) {
       res.sendFile(index);
       return;
     }
+    // why: in production the build's source maps stay on disk (they would hand out the client's
+    // source); the bundles still name them, so browsers' developer tools ask and get a 404.
+    if (!options.serveSourceMaps && path.endsWith('.map')) {
+      notFound(res, 'Not found');
+      return;
+    }
     const file = normalize(join(root, path));
     if (!file.startsWith(root) || !existsSync(file) || !statSync(file).isFile()) {
       notFound(res, 'Not found');
@@ -70,9 +76,9 @@ export function webClientHandler(dir: string) {
   };
 }
 
-/** Mounts the client at {@link WEB_CLIENT_PATH}, ahead of Nest's routes. */
-export function mountWebClient(app: INestApplication, dir = webClientDir()): void {
-  app.use(WEB_CLIENT_PATH, webClientHandler(dir));
+/** Mounts the client at {@link WEB_CLIENT_PATH}, ahead of Nest's routes; source maps outside production only. */
+export function mountWebClient(app: INestApplication, production: boolean, dir = webClientDir()): void {
+  app.use(WEB_CLIENT_PATH, webClientHandler(dir, { serveSourceMaps: !production }));
 }
 
 // why: a plain 404 in the JSON shape every other client error has (not an HttpException).

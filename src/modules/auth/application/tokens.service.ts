@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthUser } from '../../../platform/auth/auth-user';
+import { TOKEN_REVOKED_TOPIC } from '../../../platform/auth/authenticator';
+import { EventBus } from '../../../platform/pubsub/event-bus';
 import { RequestContext } from '../../../platform/auth/request-context';
 import { TransactionRunner } from '../../../platform/database/transaction-runner';
 import { notFound } from '../../../common/refusal';
@@ -24,6 +26,7 @@ export class TokensService {
     private readonly tokens: ApiTokensRepository,
     private readonly authenticator: TokenAuthenticator,
     private readonly auth: AuthRepository,
+    private readonly bus: EventBus,
   ) {}
 
   /**
@@ -67,6 +70,8 @@ export class TokensService {
     // why: subscriptions re-check their token per event through a short shared cache; the
     // revocation must reach it at once, on every instance.
     await this.authenticator.invalidate(tokenId);
+    // why: a stream opened with the token ends now, not at its next event (which may never come).
+    await this.bus.publish(TOKEN_REVOKED_TOPIC, { tokenId });
     return true;
   }
 }

@@ -1,0 +1,239 @@
+import {
+  BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+} from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { GraphQLSchemaHost } from '@nestjs/graphql';
+import { GraphQLError } from 'graphql';
+import type { Context as WsContext, Disposable, ServerOptions } from 'graphql-ws';
+import { useServer } from 'graphql-ws/use/ws';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocket, WebSocketServer } from 'ws';
+import type { AppConfig } from '../../config/app-config';
+import { APP_CONFIG } from '../../config/config.module';
+import { EventBus, Unsubscribe } from '../pubsub/event-bus';
+import { SharedCounters } from '../redis/shared-counters';
+import { AuthFailureLimiter } from '../auth/auth-failures';
+import { Authenticator, TOKEN_REVOKED_TOPIC } from '../auth/authenticator';
+import type { AuthUser } from '../auth/auth-user';
+import {
+  createArmor,
+  errorFormatter,
+  graphqlContext,
+  operationLimits,
+  remoteAddress,
+  WsExtra,
+} from './graphql.setup';
+import { formatWsErrors, formatWsResult, prepareWsOperation } from './ws-operations';
+
+const PATH = '/graphql';
+
+/**
+ * How long a connection counts against its user's cap in Redis unless its instance renews it
+ * (every third of it): the connections of an instance that died stop counting after this.
+ */
+const LEASE_MS = 30_000;
+
+/** Close codes of the contract (the 44xx mirror HTTP statuses, like graphql-ws' own 4400/4408). */
+export const WS_CLOSE = {
+  unauthorized: 4401,
+  /** Too many connections for the user, or too many failed authentications from the address. */
+  rateLimited: 4429,
+} as const;
+
+type Extra = WsExtra & { socket: WebSocket };
+type Ctx = WsContext<Record<string, unknown> | undefined, Extra>;
+
+const rateLimited = (message: string): GraphQLError =>
+  new GraphQLError(message, { extensions: { code: 'RATE_LIMITED', retryable: true } });
+
+/**
+ * The graphql-ws endpoint (`ws://…/graphql`), on the HTTP server's upgrade: frames up to
+ * `WS_MAX_PAYLOAD_BYTES` (a larger one closes the socket with 1009), `connection_init` within
+ * `WS_CONNECTION_INIT_TIMEOUT_SECONDS` (else 4408), authentication at connect (4401; 4429 once
+ * the address failed `AUTH_FAILURES_PER_MINUTE` times), at most `WS_MAX_CONNECTIONS_PER_USER`
+ * connections per user (4429; over all instances where REDIS_URL is set, each connection a
+ * renewed lease in Redis) and `WS_MAX_SUBSCRIPTIONS_PER_CONNECTION`
+ * operations at once on one connection (RATE_LIMITED). Every operation passes the HTTP limits.
+ * A revoked token's connections close at once (4401), on every instance (the event bus).
+ */
+@Injectable()
+export class GraphqlWsServer implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(GraphqlWsServer.name);
+  private wss: WebSocketServer | null = null;
+  private server: Disposable | null = null;
+  private unsubscribe: Unsubscribe | null = null;
+  private httpServer: Server | null = null;
+  /** Open, authenticated sockets by the id of the token they were opened with. */
+  private readonly byToken = new Map<string, Set<WebSocket>>();
+  /** Open, authenticated connections per user id. */
+  private readonly perUser = new Map<number, number>();
+  /** Each open connection's lease in Redis (the cap over all instances). */
+  private readonly leases = new Map<WebSocket, { key: string; member: string }>();
+  private readonly instance = randomUUID();
+  private sequence = 0;
+  private renewal: NodeJS.Timeout | null = null;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly authenticator: Authenticator,
+    private readonly failures: AuthFailureLimiter,
+    private readonly bus: EventBus,
+    private readonly counters: SharedCounters,
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly schemaHost: GraphQLSchemaHost,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.wss = new WebSocketServer({ noServer: true, maxPayload: this.config.wsMaxPayloadBytes });
+    // why: graphql-ws types the extra as an open record; ours is the ws adapter's plus the user.
+    this.server = useServer(this.options() as ServerOptions, this.wss);
+    this.httpServer = this.adapterHost.httpAdapter.getHttpServer() as Server;
+    this.httpServer.on('upgrade', this.upgrade);
+    this.unsubscribe = await this.bus.subscribe<{ tokenId?: string }>(TOKEN_REVOKED_TOPIC, (e) => {
+      for (const socket of this.byToken.get(e.tokenId ?? '') ?? []) {
+        socket.close(WS_CLOSE.unauthorized, 'Token revoked');
+      }
+    });
+    if (this.counters.shared) {
+      this.renewal = setInterval(
+        () => void this.counters.renew([...this.leases.values()], LEASE_MS),
+        LEASE_MS / 3,
+      );
+      this.renewal.unref();
+    }
+  }
+
+  // why: before the shutdown hooks, so the connections (and their leases) end while Redis and
+  // the event bus are still there.
+  async beforeApplicationShutdown(): Promise<void> {
+    if (this.renewal) clearInterval(this.renewal);
+    this.httpServer?.off('upgrade', this.upgrade);
+    await this.unsubscribe?.();
+    await Promise.all([...this.leases.values()].map((l) => this.counters.release(l.key, l.member)));
+    this.leases.clear();
+    await this.server?.dispose();
+  }
+
+  private readonly upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    const wss = this.wss;
+    if (!wss || new URL(req.url ?? '/', 'http://x').pathname !== PATH) return;
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      wss.emit('connection', ws, req);
+      // why: a frame over maxPayload (or any other protocol error) makes ws close the socket
+      // itself (1009, 1002) and then emit 'error'; graphql-ws would print that to stderr as an
+      // internal error, so any client could flood the console. It is the client's doing: debug.
+      ws.removeAllListeners('error');
+      ws.on('error', (e) => this.logger.debug(`websocket closed on a client error: ${e.message}`));
+    });
+  };
+
+  private options(): ServerOptions<Record<string, unknown> | undefined, Extra> {
+    const limits = operationLimits(this.config, createArmor().protect().validationRules);
+    const format = errorFormatter(this.config);
+    return {
+      schema: this.schemaHost.schema,
+      // why: graphql-ws calls a function context with its own ctx first, whose `extra` holds
+      // the user the connection authenticated as (graphqlContext reads `input.extra`).
+      context: graphqlContext(this.authenticator, this.failures),
+      connectionInitWaitTimeout: this.config.wsConnectionInitTimeoutSeconds * 1000,
+      onConnect: (ctx) => this.connect(ctx),
+      onSubscribe: (ctx, _id, payload) => {
+        // why: graphql-ws has already entered the operation being subscribed in ctx.subscriptions.
+        if (Object.keys(ctx.subscriptions).length > this.config.wsMaxSubscriptionsPerConnection) {
+          return [
+            rateLimited(
+              `At most ${this.config.wsMaxSubscriptionsPerConnection} operations at once on one connection`,
+            ),
+          ];
+        }
+        // why: armor's rules run in Apollo's HTTP pipeline only; ws operations get the same here.
+        return prepareWsOperation(this.schemaHost.schema, payload, limits);
+      },
+      onNext: (_ctx, _id, _payload, _args, result) => formatWsResult(result, format),
+      onError: (_ctx, _id, _payload, errors) => formatWsErrors(errors, format),
+    };
+  }
+
+  /** Authentication and the caps at `connection_init`; closes the socket itself when refused. */
+  private async connect(ctx: Ctx): Promise<boolean> {
+    const { socket, request } = ctx.extra;
+    const origin = request.headers.origin;
+    if (this.config.corsOrigins.length > 0 && origin && !this.config.corsOrigins.includes(origin)) {
+      return false;
+    }
+    const address = remoteAddress(request);
+    const wait = this.failures.blockedFor(address);
+    if (wait > 0) {
+      socket.close(WS_CLOSE.rateLimited, 'RATE_LIMITED: too many failed authentications');
+      return false;
+    }
+    const header = ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization;
+    const user = await this.authenticator.authenticate(typeof header === 'string' ? header : null);
+    if (!user) {
+      if (typeof header === 'string' && header.length > 0) await this.failures.failed(address);
+      // why: graphql-ws only knows 4403 for a refused connection; the contract says 4401.
+      socket.close(WS_CLOSE.unauthorized, 'Unauthorized');
+      return false;
+    }
+    if (!(await this.admit(socket, user))) {
+      socket.close(WS_CLOSE.rateLimited, 'RATE_LIMITED: too many connections for this user');
+      return false;
+    }
+    if (socket.readyState !== WebSocket.OPEN) {
+      this.releaseLease(socket);
+      return false;
+    }
+    this.track(socket, user);
+    ctx.extra.user = user;
+    return true;
+  }
+
+  /**
+   * Whether the user may hold one more connection: below the cap here and, where Redis counts,
+   * over all instances (a lease for this socket). Without an answer from Redis this instance
+   * decides alone.
+   */
+  private async admit(socket: WebSocket, user: AuthUser): Promise<boolean> {
+    const max = this.config.wsMaxConnectionsPerUser;
+    if ((this.perUser.get(user.id) ?? 0) >= max) return false;
+    const key = `ws-connections:user:${user.id}`;
+    const member = `${this.instance}:${++this.sequence}`;
+    const shared = await this.counters.admit(key, member, max, LEASE_MS);
+    if (shared === false) return false;
+    if (shared) this.leases.set(socket, { key, member });
+    // why: other connections of the user may have been admitted here while Redis answered.
+    if ((this.perUser.get(user.id) ?? 0) >= max) {
+      this.releaseLease(socket);
+      return false;
+    }
+    return true;
+  }
+
+  private releaseLease(socket: WebSocket): void {
+    const lease = this.leases.get(socket);
+    if (!lease) return;
+    this.leases.delete(socket);
+    void this.counters.release(lease.key, lease.member);
+  }
+
+  private track(socket: WebSocket, user: AuthUser): void {
+    this.perUser.set(user.id, (this.perUser.get(user.id) ?? 0) + 1);
+    const sockets = this.byToken.get(user.tokenId) ?? new Set<WebSocket>();
+    sockets.add(socket);
+    this.byToken.set(user.tokenId, sockets);
+    socket.once('close', () => {
+      this.releaseLease(socket);
+      const left = (this.perUser.get(user.id) ?? 1) - 1;
+      if (left > 0) this.perUser.set(user.id, left);
+      else this.perUser.delete(user.id);
+      sockets.delete(socket);
+      if (sockets.size === 0 && this.byToken.get(user.tokenId) === sockets) this.byToken.delete(user.tokenId);
+    });
+  }
+}
