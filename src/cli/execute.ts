@@ -1,4 +1,5 @@
 import { AppConfig, ConfigError, loadConfig } from '../config/app-config';
+import { DataDirPermissionError } from '../platform/database/data-dir';
 import { DataDirBusyError } from '../platform/database/pglite';
 import type { CliCommand } from './args';
 import { createToken } from './commands/token-create';
@@ -53,7 +54,12 @@ export async function executeCommand(
   try {
     return await onDatabase(cmd, loadConfig(env), io);
   } catch (e) {
-    if (e instanceof ConfigError || e instanceof DataDirBusyError || e instanceof CliFailure) {
+    if (
+      e instanceof ConfigError ||
+      e instanceof DataDirBusyError ||
+      e instanceof DataDirPermissionError ||
+      e instanceof CliFailure
+    ) {
       io.err(`error: ${e.message}`);
     } else {
       io.err(`error: unexpected failure: ${(e as Error).stack ?? String(e)}`);

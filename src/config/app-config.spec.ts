@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import { ConfigError, loadConfig } from './app-config';
 
-const KEY = Buffer.alloc(32, 7).toString('base64');
+// why: a fixed key that passes the low-entropy check (a repeated byte would be refused).
+const KEY = 'CzhFYr/s2St4FdL/rJlrOOUCP0xZi/jVUn8M3su4hWI=';
 const PG = 'postgres://app:secret@db:5432/countersign';
 
 function configError(env: NodeJS.ProcessEnv): ConfigError {
@@ -128,5 +129,16 @@ describe('loadConfig', () => {
     const c = loadConfig({ OPENAI_API_KEY: 'sk-test' });
     expect(c.secret('OPENAI_API_KEY')).toBe('sk-test');
     expect(c.secret('PATH')).toBeUndefined();
+  });
+
+  it.each([
+    ['all zeros', Buffer.alloc(32, 0)],
+    ['one repeated byte', Buffer.alloc(32, 7)],
+    ['a repeated block', Buffer.from('abcdefgh'.repeat(4))],
+    ['a counting sequence', Buffer.from(Array.from({ length: 32 }, (_, i) => 100 + i * 3))],
+  ])('refuses a STATE_ENCRYPTION_KEY of %s, saying how to make one', (_what, key) => {
+    const message = configError({ STATE_ENCRYPTION_KEY: key.toString('base64') }).message;
+    expect(message).toMatch(/STATE_ENCRYPTION_KEY is not a usable key/);
+    expect(message).toMatch(/openssl rand -base64 32/);
   });
 });

@@ -2,6 +2,7 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { resolve } from 'node:path';
 import { EnvSchema } from './env.schema';
+import { stateKeyWeakness, weakStateKeyMessage } from './state-key-quality';
 
 export type DecisionPathSetting = 'inline' | 'durable' | 'auto';
 
@@ -66,6 +67,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       'STATE_ENCRYPTION_KEY: required with DATABASE_URL in production (32 bytes, base64); generate one with `openssl rand -base64 32`',
     ]);
   }
+  const weakness = raw.STATE_ENCRYPTION_KEY
+    ? stateKeyWeakness(Buffer.from(raw.STATE_ENCRYPTION_KEY, 'base64'))
+    : null;
+  if (weakness) throw new ConfigError([weakStateKeyMessage('STATE_ENCRYPTION_KEY', weakness)]);
   return {
     nodeEnv,
     port: raw.PORT ?? 3000,
