@@ -126,9 +126,39 @@ describe('loadConfig', () => {
   });
 
   it('reads secrets by name from the environment it was given, not from process.env', () => {
-    const c = loadConfig({ OPENAI_API_KEY: 'sk-test' });
-    expect(c.secret('OPENAI_API_KEY')).toBe('sk-test');
+    const c = loadConfig({ CS_PROVIDER_KEY_OPENAI: 'sk-test' });
+    expect(c.secret('CS_PROVIDER_KEY_OPENAI')).toBe('sk-test');
     expect(c.secret('PATH')).toBeUndefined();
+  });
+
+  it('reads only variables meant for provider keys: the prefix, or the explicit list', () => {
+    const c = loadConfig({
+      HOME: '/root',
+      OPENAI_API_KEY: 'sk-listed',
+      MY_KEY_A: 'sk-a',
+      CS_PROVIDER_KEY_A: 'sk-default-prefix',
+      PROVIDER_KEY_ENV_PREFIX: 'MY_KEY_',
+      PROVIDER_KEY_ENV_NAMES: 'OPENAI_API_KEY',
+      PROVIDER_BASE_URLS: 'https://llm.internal.test/v1, http://127.0.0.1:11434/v1',
+    });
+    expect(c.secret('HOME')).toBeUndefined();
+    expect(c.secret('CS_PROVIDER_KEY_A')).toBeUndefined();
+    expect(c.secret('MY_KEY_A')).toBe('sk-a');
+    expect(c.secret('OPENAI_API_KEY')).toBe('sk-listed');
+    expect(c.providerAccess).toEqual({
+      keyEnvPrefix: 'MY_KEY_',
+      keyEnvNames: ['OPENAI_API_KEY'],
+      baseUrls: ['https://llm.internal.test/v1', 'http://127.0.0.1:11434/v1'],
+    });
+  });
+
+  it.each([
+    [{ PROVIDER_KEY_ENV_NAMES: 'OPENAI_API_KEY,STATE_ENCRYPTION_KEY' }, /STATE_ENCRYPTION_KEY is a secret/],
+    [{ PROVIDER_KEY_ENV_PREFIX: 'STATE_' }, /would admit a secret/],
+    [{ PROVIDER_KEY_ENV_PREFIX: '' }, /PROVIDER_KEY_ENV_PREFIX/],
+    [{ PROVIDER_BASE_URLS: 'ftp://x.test' }, /PROVIDER_BASE_URLS/],
+  ])('refuses provider access settings %j', (env, why) => {
+    expect(configError(env).message).toMatch(why);
   });
 
   it.each([
