@@ -1,4 +1,4 @@
-import { inputSchemaProblem } from '../runtime/input-schema';
+import { INPUT_SCHEMA_KEYWORDS, inputSchemaProblem } from '../runtime/input-schema';
 import { schemaProblem, type JsonSchema } from '../runtime/json-schema';
 import type { ToolDefinition } from './tool';
 
@@ -16,7 +16,8 @@ export const ASK_USER = 'ask_user';
 export const askUserTool: ToolDefinition = {
   name: ASK_USER,
   description:
-    'Ask the user a question and wait for the answer. `schema` is a JSON Schema of type object describing the answer fields (use enum for choices).',
+    'Ask the user a question and wait for the answer. `schema` is a JSON Schema of type object describing the answer fields (use enum for choices). ' +
+    `Only these keywords are accepted: ${INPUT_SCHEMA_KEYWORDS.join(', ')}; patterns use RE2 syntax (no lookarounds or backreferences).`,
   parameters: {
     type: 'object',
     additionalProperties: false,
