@@ -1,4 +1,5 @@
 // The ordered list of migrations. `npm run migration:generate -- <Name>` appends to it.
+import { RecordTokenCreatorsAndAudit1796138194754 } from './1796138194754-record-token-creators-and-audit';
 import { CreateConversations1796024294311 } from './1796024294311-create-conversations';
 import { KeepStepWritesHot1796014972382 } from './1796014972382-keep-step-writes-hot';
 import { RecordDurableDecisionsAndWorkers1796014284372 } from './1796014284372-record-durable-decisions-and-workers';
@@ -12,4 +13,5 @@ export const MIGRATIONS: Function[] = [
   RecordDurableDecisionsAndWorkers1796014284372,
   KeepStepWritesHot1796014972382,
   CreateConversations1796024294311,
+  RecordTokenCreatorsAndAudit1796138194754,
 ];

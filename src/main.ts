@@ -3,10 +3,12 @@ import 'reflect-metadata';
 import { DataSource } from 'typeorm';
 import { createApp } from './bootstrap';
 import { ConfigError, loadConfig } from './config/app-config';
-import { createDemoTokens, readDemoTokens, writeDemoTokens } from './demo/demo-tokens';
+import { createDemoTokens, demoTokenLines, demoTokensPath, writeDemoTokens } from './demo/demo-tokens';
 import { seedDemo } from './demo/seed-demo';
 import { DatabaseTarget } from './platform/database/data-source-options';
+import { DataDirPermissionError } from './platform/database/data-dir';
 import { DataDirBusyError, EmbeddedDatabase, openEmbeddedDatabase } from './platform/database/pglite';
+import { resolveStateKey, StateKeyError } from './platform/database/state-key';
 
 async function main(): Promise<void> {
   const loaded = loadConfig();
@@ -20,18 +22,20 @@ async function main(): Promise<void> {
     embedded = await openEmbeddedDatabase(config.dataDir);
     target = { kind: 'pglite', pglite: embedded.pglite };
   }
+  // why: the state key (generated, or a key file checked for weakness) is resolved before the
+  // application is built, so a refusal reaches the message below instead of Nest's logger.
+  resolveStateKey(config.stateEncryptionKey, config.dataDir);
   const app = await createApp(config, target);
   await app.init();
-  let tokens: Record<string, string> | null = null;
+  let newTokens: Record<string, string> | null = null;
   if (config.seedDemo) {
     const dataSource = app.get(DataSource);
     const { created } = await seedDemo(dataSource);
     if (created && embedded) {
-      tokens = await createDemoTokens(dataSource);
-      writeDemoTokens(config.dataDir, tokens);
+      newTokens = await createDemoTokens(dataSource);
+      writeDemoTokens(config.dataDir, newTokens);
     }
   }
-  if (embedded) tokens ??= readDemoTokens(config.dataDir);
   await app.listen(config.port, config.host);
   const host = config.host === '0.0.0.0' ? 'localhost' : config.host;
   const base = `http://${host}:${config.port}`;
@@ -43,10 +47,7 @@ async function main(): Promise<void> {
     `  GraphiQL:  ${base}/graphiql`,
     `  Health:    ${base}/health`,
   ];
-  if (tokens && Object.keys(tokens).length > 0) {
-    lines.push('  Demo tokens (Authorization: Bearer <token>):');
-    for (const [user, token] of Object.entries(tokens)) lines.push(`    ${user.padEnd(6)} ${token}`);
-  }
+  lines.push(...demoTokenLines(newTokens, embedded ? demoTokensPath(config.dataDir) : null));
   console.log(lines.join('\n') + '\n');
   const shutdown = async (): Promise<void> => {
     await app.close();
@@ -58,7 +59,12 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
-  if (e instanceof ConfigError || e instanceof DataDirBusyError) {
+  if (
+    e instanceof ConfigError ||
+    e instanceof DataDirBusyError ||
+    e instanceof DataDirPermissionError ||
+    e instanceof StateKeyError
+  ) {
     console.error(e.message);
   } else {
     console.error(e);

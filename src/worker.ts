@@ -5,6 +5,8 @@ import 'reflect-metadata';
 import { INestApplicationContext, Logger } from '@nestjs/common';
 import { ConfigError, loadConfig } from './config/app-config';
 import { WorkerHeartbeat } from './modules/worker';
+import { DataDirPermissionError } from './platform/database/data-dir';
+import { resolveStateKey, StateKeyError } from './platform/database/state-key';
 import { createWorkerContext } from './worker.module';
 
 /** Printed when there is no DATABASE_URL (exit code 1). */
@@ -43,6 +45,8 @@ async function main(): Promise<void> {
     console.error(EMBEDDED_REFUSAL);
     process.exit(1);
   }
+  // why: resolved before the context is built, so a weak key file is refused with its message.
+  resolveStateKey(config.stateEncryptionKey, config.dataDir);
   const app = await createWorkerContext(config, { kind: 'postgres', url: config.databaseUrl });
   onSignals(app);
   const heartbeat = app.get(WorkerHeartbeat);
@@ -52,6 +56,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
-  console.error(e instanceof ConfigError ? e.message : e);
+  const known = e instanceof ConfigError || e instanceof StateKeyError || e instanceof DataDirPermissionError;
+  console.error(known ? e.message : e);
   process.exit(1);
 });

@@ -56,6 +56,12 @@ export {
   type ScriptedRound,
 } from './providers/scripted';
 export { OpenAiProvider, type OpenAiOptions, type SecretResolver } from './providers/openai';
+export {
+  baseUrlProblem,
+  DEFAULT_PROVIDER_KEY_PREFIX,
+  keyEnvProblem,
+  type ProviderAccess,
+} from './providers/provider-access';
 
 export * from './tools/content-port';
 export type { InputSpec, ToolContext, ToolDefinition, ToolResult } from './tools/tool';

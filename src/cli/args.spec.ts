@@ -158,3 +158,30 @@ describe('parseCli', () => {
     });
   });
 });
+
+describe('token list and token revoke', () => {
+  const ID = '5b0c2a3e-9d1f-4c6b-8e2a-7f3d9c1b0a42';
+
+  it('parses a listing and the two ways of revoking', () => {
+    expect(parseCli(['token', 'list', '--user', 'zoe'])).toEqual({ kind: 'token-list', username: 'zoe' });
+    expect(parseCli(['token', 'revoke', '--user', 'zoe', '--all'])).toEqual({
+      kind: 'token-revoke',
+      username: 'zoe',
+      tokenId: null,
+    });
+    expect(parseCli(['token', 'revoke', '--user', 'zoe', '--id', ID.toUpperCase()])).toEqual({
+      kind: 'token-revoke',
+      username: 'zoe',
+      tokenId: ID,
+    });
+  });
+
+  it.each([
+    [['token', 'revoke', '--user', 'zoe'], /exactly one of --all and --id/],
+    [['token', 'revoke', '--user', 'zoe', '--all', '--id', ID], /exactly one of --all and --id/],
+    [['token', 'revoke', '--user', 'zoe', '--id', 'x'], /not a token id/],
+    [['token', 'list'], /missing --user/],
+  ])('refuses %j', (argv, why) => {
+    expect(() => parseCli(argv)).toThrow(why);
+  });
+});

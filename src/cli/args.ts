@@ -12,6 +12,13 @@ export type CliCommand =
       readonly groups: readonly string[];
     }
   | { readonly kind: 'token-create'; readonly username: string; readonly label: string }
+  | { readonly kind: 'token-list'; readonly username: string }
+  | {
+      readonly kind: 'token-revoke';
+      readonly username: string;
+      /** One token by id, or null with `--all`: every token of the user not yet revoked. */
+      readonly tokenId: string | null;
+    }
   | { readonly kind: 'seed-demo' }
   | { readonly kind: 'status'; readonly json: boolean };
 
@@ -40,6 +47,7 @@ interface CommandSpec {
 
 const USERNAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const LOCALE = /^[a-z]{2,3}([-_][A-Za-z0-9]{2,8}){0,2}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function text(values: OptionValues, name: string, max: number, fallback?: string): string {
   const raw = values[name];
@@ -119,6 +127,41 @@ const COMMANDS: readonly CommandSpec[] = [
         username: username(values, 'user'),
         label: text(values, 'label', 200, 'cli'),
       };
+    },
+  },
+  {
+    words: ['token', 'list'],
+    summary: "list a user's tokens (revoked and expired included), never their secrets",
+    usage: [
+      'token list --user U',
+      '',
+      '  --user U     the username whose tokens to list',
+      '',
+      'One line per token, newest first: id, label, created (and by whom), last used, expiry,',
+      'revocation.',
+    ].join('\n'),
+    options: { user: { type: 'string' } },
+    build: (values) => ({ kind: 'token-list', username: username(values, 'user') }),
+  },
+  {
+    words: ['token', 'revoke'],
+    summary: "revoke one of a user's tokens, or all of them",
+    usage: [
+      'token revoke --user U (--all | --id ID)',
+      '',
+      '  --user U     the username whose token(s) to revoke',
+      '  --all        every token of the user not yet revoked',
+      '  --id ID      the one token with this id (see `token list`)',
+      '',
+      'Revoked tokens stop working at once (a running server re-reads them on every request).',
+    ].join('\n'),
+    options: { user: { type: 'string' }, all: { type: 'boolean' }, id: { type: 'string' } },
+    build(values) {
+      const all = values.all === true;
+      const id = typeof values.id === 'string' ? values.id.trim() : null;
+      if (all === (id !== null)) throw new UsageError('give exactly one of --all and --id');
+      if (id !== null && !UUID.test(id)) throw new UsageError(`--id "${id}" is not a token id (a UUID)`);
+      return { kind: 'token-revoke', username: username(values, 'user'), tokenId: id?.toLowerCase() ?? null };
     },
   },
   {

@@ -1,7 +1,9 @@
 import { AppConfig, ConfigError, loadConfig } from '../config/app-config';
+import { DataDirPermissionError } from '../platform/database/data-dir';
 import { DataDirBusyError } from '../platform/database/pglite';
 import type { CliCommand } from './args';
 import { createToken } from './commands/token-create';
+import { listTokens, revokeTokens } from './commands/token-manage';
 import { createUser } from './commands/user-create';
 import { seedDemoData } from './commands/seed-demo';
 import { CommandOutcome, workerStatus } from './commands/status';
@@ -19,6 +21,10 @@ async function dispatch(cmd: DatabaseCommand, db: CliDatabase, config: AppConfig
       return done(await createUser(db.dataSource, cmd));
     case 'token-create':
       return done(await createToken(db.dataSource, cmd));
+    case 'token-list':
+      return done(await listTokens(db.dataSource, cmd));
+    case 'token-revoke':
+      return done(await revokeTokens(db.dataSource, cmd));
     case 'seed-demo':
       return done(await seedDemoData(db, config.dataDir));
     case 'status':
@@ -53,7 +59,12 @@ export async function executeCommand(
   try {
     return await onDatabase(cmd, loadConfig(env), io);
   } catch (e) {
-    if (e instanceof ConfigError || e instanceof DataDirBusyError || e instanceof CliFailure) {
+    if (
+      e instanceof ConfigError ||
+      e instanceof DataDirBusyError ||
+      e instanceof DataDirPermissionError ||
+      e instanceof CliFailure
+    ) {
       io.err(`error: ${e.message}`);
     } else {
       io.err(`error: unexpected failure: ${(e as Error).stack ?? String(e)}`);

@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import { ConfigError, loadConfig } from './app-config';
 
-const KEY = Buffer.alloc(32, 7).toString('base64');
+// why: a fixed key that passes the low-entropy check (a repeated byte would be refused).
+const KEY = 'CzhFYr/s2St4FdL/rJlrOOUCP0xZi/jVUn8M3su4hWI=';
 const PG = 'postgres://app:secret@db:5432/countersign';
 
 function configError(env: NodeJS.ProcessEnv): ConfigError {
@@ -125,8 +126,49 @@ describe('loadConfig', () => {
   });
 
   it('reads secrets by name from the environment it was given, not from process.env', () => {
-    const c = loadConfig({ OPENAI_API_KEY: 'sk-test' });
-    expect(c.secret('OPENAI_API_KEY')).toBe('sk-test');
+    const c = loadConfig({ CS_PROVIDER_KEY_OPENAI: 'sk-test' });
+    expect(c.secret('CS_PROVIDER_KEY_OPENAI')).toBe('sk-test');
     expect(c.secret('PATH')).toBeUndefined();
+  });
+
+  it('reads only variables meant for provider keys: the prefix, or the explicit list', () => {
+    const c = loadConfig({
+      HOME: '/root',
+      OPENAI_API_KEY: 'sk-listed',
+      MY_KEY_A: 'sk-a',
+      CS_PROVIDER_KEY_A: 'sk-default-prefix',
+      PROVIDER_KEY_ENV_PREFIX: 'MY_KEY_',
+      PROVIDER_KEY_ENV_NAMES: 'OPENAI_API_KEY',
+      PROVIDER_BASE_URLS: 'https://llm.internal.test/v1, http://127.0.0.1:11434/v1',
+    });
+    expect(c.secret('HOME')).toBeUndefined();
+    expect(c.secret('CS_PROVIDER_KEY_A')).toBeUndefined();
+    expect(c.secret('MY_KEY_A')).toBe('sk-a');
+    expect(c.secret('OPENAI_API_KEY')).toBe('sk-listed');
+    expect(c.providerAccess).toEqual({
+      keyEnvPrefix: 'MY_KEY_',
+      keyEnvNames: ['OPENAI_API_KEY'],
+      baseUrls: ['https://llm.internal.test/v1', 'http://127.0.0.1:11434/v1'],
+    });
+  });
+
+  it.each([
+    [{ PROVIDER_KEY_ENV_NAMES: 'OPENAI_API_KEY,STATE_ENCRYPTION_KEY' }, /STATE_ENCRYPTION_KEY is a secret/],
+    [{ PROVIDER_KEY_ENV_PREFIX: 'STATE_' }, /would admit a secret/],
+    [{ PROVIDER_KEY_ENV_PREFIX: '' }, /PROVIDER_KEY_ENV_PREFIX/],
+    [{ PROVIDER_BASE_URLS: 'ftp://x.test' }, /PROVIDER_BASE_URLS/],
+  ])('refuses provider access settings %j', (env, why) => {
+    expect(configError(env).message).toMatch(why);
+  });
+
+  it.each([
+    ['all zeros', Buffer.alloc(32, 0)],
+    ['one repeated byte', Buffer.alloc(32, 7)],
+    ['a repeated block', Buffer.from('abcdefgh'.repeat(4))],
+    ['a counting sequence', Buffer.from(Array.from({ length: 32 }, (_, i) => 100 + i * 3))],
+  ])('refuses a STATE_ENCRYPTION_KEY of %s, saying how to make one', (_what, key) => {
+    const message = configError({ STATE_ENCRYPTION_KEY: key.toString('base64') }).message;
+    expect(message).toMatch(/STATE_ENCRYPTION_KEY is not a usable key/);
+    expect(message).toMatch(/openssl rand -base64 32/);
   });
 });

@@ -1,7 +1,13 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { resolve } from 'node:path';
+import {
+  DEFAULT_PROVIDER_KEY_PREFIX,
+  keyEnvProblem,
+  type ProviderAccess,
+} from '../agent/providers/provider-access';
 import { EnvSchema } from './env.schema';
+import { stateKeyWeakness, weakStateKeyMessage } from './state-key-quality';
 
 export type DecisionPathSetting = 'inline' | 'durable' | 'auto';
 
@@ -38,9 +44,18 @@ export interface AppConfig {
   readonly wsMaxSubscriptionsPerConnection: number;
   readonly wsMaxConnectionsPerUser: number;
   readonly authFailuresPerMinute: number;
+  /** Which variables provider configurations may name as keys, and which URLs they may reach. */
+  readonly providerAccess: ProviderAccess;
   /** Reads a secret (a provider API key) from the environment by name; never stored. */
   readonly secret: (name: string) => string | undefined;
 }
+
+/** The server's own secrets: never a provider key, whatever the settings say. */
+export const SERVER_SECRET_ENV_NAMES: readonly string[] = [
+  'STATE_ENCRYPTION_KEY',
+  'DATABASE_URL',
+  'REDIS_URL',
+];
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -71,6 +86,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       'STATE_ENCRYPTION_KEY: required with DATABASE_URL in production (32 bytes, base64); generate one with `openssl rand -base64 32`',
     ]);
   }
+  const providerAccess = providerAccessOf(raw);
+  const weakness = raw.STATE_ENCRYPTION_KEY
+    ? stateKeyWeakness(Buffer.from(raw.STATE_ENCRYPTION_KEY, 'base64'))
+    : null;
+  if (weakness) throw new ConfigError([weakStateKeyMessage('STATE_ENCRYPTION_KEY', weakness)]);
   return {
     nodeEnv,
     port: raw.PORT ?? 3000,
@@ -104,6 +124,40 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     wsMaxSubscriptionsPerConnection: raw.WS_MAX_SUBSCRIPTIONS_PER_CONNECTION ?? 50,
     wsMaxConnectionsPerUser: raw.WS_MAX_CONNECTIONS_PER_USER ?? 50,
     authFailuresPerMinute: raw.AUTH_FAILURES_PER_MINUTE ?? 30,
-    secret: (name: string) => env[name],
+    providerAccess,
+    // why: only variables meant for provider keys can be read at all, so no path from a
+    // configuration reaches another variable of the server's environment.
+    secret: (name: string) => (keyNameAllowed(name, providerAccess) ? env[name] : undefined),
   };
+}
+
+function list(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+function providerAccessOf(raw: EnvSchema): ProviderAccess {
+  const keyEnvPrefix = raw.PROVIDER_KEY_ENV_PREFIX ?? DEFAULT_PROVIDER_KEY_PREFIX;
+  const keyEnvNames = list(raw.PROVIDER_KEY_ENV_NAMES);
+  const baseUrls = list(raw.PROVIDER_BASE_URLS);
+  const problems: string[] = [];
+  const secrets = keyEnvNames.filter((n) => SERVER_SECRET_ENV_NAMES.includes(n));
+  if (secrets.length > 0) {
+    problems.push(`PROVIDER_KEY_ENV_NAMES: ${secrets.join(', ')} is a secret of the server itself`);
+  }
+  if (SERVER_SECRET_ENV_NAMES.some((n) => n.startsWith(keyEnvPrefix))) {
+    problems.push('PROVIDER_KEY_ENV_PREFIX: would admit a secret of the server itself');
+  }
+  const badUrls = baseUrls.filter((u) => !/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(u));
+  if (badUrls.length > 0) {
+    problems.push(`PROVIDER_BASE_URLS: not http(s) URLs without query: ${badUrls.join(', ')}`);
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { keyEnvPrefix, keyEnvNames, baseUrls };
+}
+
+function keyNameAllowed(name: string, access: ProviderAccess): boolean {
+  return !SERVER_SECRET_ENV_NAMES.includes(name) && keyEnvProblem(name, access) === null;
 }

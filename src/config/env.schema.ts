@@ -190,4 +190,22 @@ export class EnvSchema {
   @Min(1)
   @Max(1_000_000)
   AUTH_FAILURES_PER_MINUTE?: number;
+  /** Provider key variables must start with this (default CS_PROVIDER_KEY_). */
+  @IsOptional()
+  @Matches(/^[A-Z][A-Z0-9_]{2,63}$/, {
+    message: 'PROVIDER_KEY_ENV_PREFIX must be 3-64 upper-case letters, digits or "_", starting with a letter',
+  })
+  PROVIDER_KEY_ENV_PREFIX?: string;
+
+  /** Further variable names allowed as provider keys, comma-separated. */
+  @IsOptional()
+  @Matches(/^\s*([A-Za-z_][A-Za-z0-9_]{0,127}\s*(,\s*[A-Za-z_][A-Za-z0-9_]{0,127}\s*)*)?$/, {
+    message: 'PROVIDER_KEY_ENV_NAMES must be environment variable names separated by commas',
+  })
+  PROVIDER_KEY_ENV_NAMES?: string;
+
+  /** Base URLs providers may be reached at, comma-separated; unset: any http(s) URL. */
+  @IsOptional()
+  @IsString()
+  PROVIDER_BASE_URLS?: string;
 }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { generateToken, hashToken } from '../modules/auth/core/token';
@@ -27,8 +27,25 @@ export function writeDemoTokens(dataDir: string, tokens: Record<string, string>)
   writeFileSync(join(dataDir, DEMO_TOKENS_FILE), JSON.stringify(tokens, null, 2) + '\n', { mode: 0o600 });
 }
 
-export function readDemoTokens(dataDir: string): Record<string, string> | null {
-  const path = join(dataDir, DEMO_TOKENS_FILE);
-  if (!existsSync(path)) return null;
-  return JSON.parse(readFileSync(path, 'utf8')) as Record<string, string>;
+/** Where the demo tokens are kept in a data folder. */
+export function demoTokensPath(dataDir: string): string {
+  return join(dataDir, DEMO_TOKENS_FILE);
+}
+
+/**
+ * The startup banner's lines about demo tokens: the tokens themselves only on the start that
+ * created them (`created`); later starts say where they are kept (`keptIn`, when that file
+ * exists). why: a banner ends up in terminal scrollback, CI logs and log collectors on every
+ * restart; secrets printed once, at the moment they exist, are enough.
+ */
+export function demoTokenLines(created: Record<string, string> | null, keptIn: string | null): string[] {
+  if (created && Object.keys(created).length > 0) {
+    const lines = [
+      `  Demo tokens (Authorization: Bearer <token>; printed on this first start only${keptIn ? `, kept in ${keptIn}` : ''}):`,
+    ];
+    for (const [user, token] of Object.entries(created)) lines.push(`    ${user.padEnd(6)} ${token}`);
+    return lines;
+  }
+  if (keptIn && existsSync(keptIn)) return [`  Demo tokens: in ${keptIn}`];
+  return [];
 }

@@ -251,7 +251,7 @@ describeInBrowser('chat (browser)', () => {
       `mutation($input: CreateUserInput!) { createUser(input: $input) { id } }`,
       { input: { username: 'greta', displayName: 'Greta', locale: 'de', groupIds: [editors] } },
     );
-    const greta = await createToken(t, created.data!.createUser.id, 'admin');
+    const greta = await createToken(t, created.data!.createUser.id, 'cli');
     const page = await browser.page();
     await signIn(page, t.url, greta.token, `/app/chat?pageId=${ids.pages.Home}&languageId=0`);
     await conversationOpened(page);

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
+import { TokensService } from '../../src/modules/auth';
+import { RequestContext } from '../../src/platform/auth/request-context';
 import { bootTestApp, errorCode, GqlResponse, TestApp } from '../support/test-app';
 
 const VIEWER = '{ viewer { user { username } } }';
@@ -121,7 +123,7 @@ describe('auth: users, groups and tokens through the API', () => {
         revokeApiToken: true,
       });
       revoked = r.token;
-      const e = await createToken('admin', {
+      const e = await createToken('alice', {
         userId: alice,
         label: 'to expire',
         expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
@@ -292,12 +294,19 @@ describe('auth: users, groups and tokens through the API', () => {
   });
 
   describe('createApiToken and revokeApiToken', () => {
-    it('createUser, createApiToken for that user, viewer with the token; revoke refuses it', async () => {
+    it('createUser, a token for that user from the command line, viewer with it; revoke refuses it', async () => {
       const created = await t.gql<CreatedUser>(CREATE_USER, {
         input: { username: 'ivan', displayName: 'Ivan', locale: 'de', isAdmin: false },
       });
       const ivanId = created.data!.createUser.id;
-      const { tokenId, token } = await createToken('admin', { userId: ivanId, label: 'ivan laptop' });
+      // an admin may not mint a token that acts as someone else; the command line may
+      const before = await counts();
+      const minted = await t.gql(CREATE_TOKEN, { userId: ivanId, label: 'ivan laptop' }, 'admin');
+      expectRefused(minted, 'FORBIDDEN');
+      expect(await counts()).toEqual(before);
+      const { tokenId, token } = await t.app
+        .get(TokensService)
+        .create(RequestContext.system(), { userId: Number(ivanId), label: 'ivan laptop' });
       expect(token).toMatch(/^cs_[A-Za-z0-9_-]{43}$/);
 
       const stored = (await tokenRow(tokenId))!;
@@ -336,7 +345,7 @@ describe('auth: users, groups and tokens through the API', () => {
 
     it('lets an admin revoke anyone’s token', async () => {
       const erin = await userId('erin');
-      const { tokenId, token } = await createToken('admin', { userId: erin, label: 'erin spare' });
+      const { tokenId, token } = await createToken('erin', { userId: erin, label: 'erin spare' });
       expect((await t.gql(REVOKE_TOKEN, { tokenId }, 'admin')).data).toEqual({ revokeApiToken: true });
       expect((await t.gql(VIEWER, {}, token)).status).toBe(401);
     });
@@ -366,7 +375,7 @@ describe('auth: users, groups and tokens through the API', () => {
 
     it('stores a future expiry', async () => {
       const expiresAt = new Date(Date.now() + 86_400_000);
-      const { tokenId } = await createToken('admin', {
+      const { tokenId } = await createToken('dave', {
         userId: await userId('dave'),
         label: 'tomorrow',
         expiresAt: expiresAt.toISOString(),

@@ -805,6 +805,7 @@ describe('authorisation: nobody reaches what is not theirs', () => {
       ['groups', '{ groups { id name grants } }', {}],
       ['tasks', '{ tasks { id identifier } }', {}],
       ['workerStatus', '{ workerStatus { healthy queued } }', {}],
+      ['auditEvents', '{ auditEvents { id action } }', {}],
       [
         'createUser',
         'mutation($input: CreateUserInput!) { createUser(input: $input) { id } }',
@@ -857,6 +858,38 @@ describe('authorisation: nobody reaches what is not theirs', () => {
         });
       },
     );
+
+    it.each(NON_ADMINS)(
+      'apiTokens and revokeApiTokens of another user as %s: NOT_FOUND, as for a user that does not exist',
+      async (as) => {
+        await unchanged(async () => {
+          const LIST = `query($userId: ID) { apiTokens(userId: $userId) { id } }`;
+          const REVOKE_ALL = `mutation($userId: ID!) { revokeApiTokens(userId: $userId) }`;
+          const ghosts = [
+            await gql(LIST, { userId: '999999' }, as),
+            await gql(REVOKE_ALL, { userId: '999999' }, as),
+          ];
+          for (const ghost of ghosts) expectRefused(ghost, 'NOT_FOUND', `${as} names nobody`);
+          for (const other of USERS.filter((u) => u !== as)) {
+            const list = await gql(LIST, { userId: ids.users[other] }, as);
+            expectRefused(list, 'NOT_FOUND', `${as} lists ${other}’s tokens`);
+            expect(shapeOf(list)).toEqual(shapeOf(ghosts[0]!));
+            const revoke = await gql(REVOKE_ALL, { userId: ids.users[other] }, as);
+            expectRefused(revoke, 'NOT_FOUND', `${as} revokes all of ${other}’s tokens`);
+            expect(shapeOf(revoke)).toEqual(shapeOf(ghosts[1]!));
+          }
+        });
+      },
+    );
+
+    it('createApiToken for another user as admin: FORBIDDEN (such tokens come from the command line)', async () => {
+      await unchanged(async () => {
+        for (const other of NON_ADMINS) {
+          const res = await gql(CREATE_TOKEN, { userId: ids.users[other] }, 'admin');
+          expectRefused(res, 'FORBIDDEN', `admin creates a token for ${other}`);
+        }
+      });
+    });
 
     it.each(NON_ADMINS)(
       'revokeApiToken of another user’s token as %s: NOT_FOUND; the token keeps working',

@@ -237,7 +237,7 @@ describe('configurations, skills and Tasks over GraphQL', () => {
       name: 'Approvers only',
       provider: 'openai',
       model: 'gpt-test',
-      providerOptions: { baseUrl: 'http://127.0.0.1:1/v1', apiKeyEnv: 'E2E_KEY' },
+      providerOptions: { baseUrl: 'http://127.0.0.1:1/v1', apiKeyEnv: 'CS_PROVIDER_KEY_E2E' },
       allowedGroupIds: [await groupId('approvers')],
     });
     expect(res.errors).toBeUndefined();

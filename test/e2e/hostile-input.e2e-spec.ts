@@ -10,7 +10,7 @@
 import { Logger } from '@nestjs/common';
 import type { Client as WsClient } from 'graphql-ws';
 import { ERROR_CODES } from '../../src/common/error-codes';
-import { digestOf, startResting } from '../support/decisions';
+import { createUserWithToken, digestOf, startResting } from '../support/decisions';
 import { demoIds, until } from '../support/runs';
 import { bootTestApp, GqlResponse, TestApp } from '../support/test-app';
 
@@ -61,6 +61,8 @@ interface Fixture {
   inputRun: Waiting;
   cancelRun: string;
   tokenId: string;
+  /** A user whose tokens the revokeApiTokens baseline revokes (no demo user's). */
+  tokenUser: string;
   conversations: { skill: string; send: string; approval: Waiting; input: Waiting };
 }
 
@@ -325,11 +327,12 @@ const MUTATIONS: readonly MutationSpec[] = [
       createApiToken(userId: $userId, label: $label, expiresAt: $expiresAt) { tokenId } }`,
     inputVar: null,
     args: [
-      { name: 'userId', kind: 'serialId', required: true, unknown: '2147483647', alsoCodes: ['NOT_FOUND'] },
+      // why: an admin naming another user is FORBIDDEN (tokens for others come from the CLI)
+      { name: 'userId', kind: 'serialId', required: true, unknown: '2147483647', alsoCodes: ['FORBIDDEN'] },
       { name: 'label', kind: 'string', required: true, nonEmpty: true, max: 200 },
       { name: 'expiresAt', kind: 'date' },
     ],
-    base: (f) => ({ userId: f.ids.users.alice, label: 'fuzz', expiresAt: '2999-01-01T00:00:00.000Z' }),
+    base: (f) => ({ userId: f.ids.users.admin, label: 'fuzz', expiresAt: '2999-01-01T00:00:00.000Z' }),
   },
   {
     name: 'revokeApiToken',
@@ -346,6 +349,16 @@ const MUTATIONS: readonly MutationSpec[] = [
       },
     ],
     base: (f) => ({ tokenId: f.tokenId }),
+  },
+  {
+    name: 'revokeApiTokens',
+    as: 'admin',
+    document: 'mutation Fuzz($userId: ID!) { revokeApiTokens(userId: $userId) }',
+    inputVar: null,
+    args: [
+      { name: 'userId', kind: 'serialId', required: true, unknown: '2147483647', alsoCodes: ['NOT_FOUND'] },
+    ],
+    base: (f) => ({ userId: f.tokenUser }),
   },
   {
     name: 'createConversation',
@@ -859,6 +872,8 @@ describe('hostile input', () => {
     const cancelRun = (await waiting(editor)).id;
     const token = await t.gql<{ createApiToken: { tokenId: string } }>(
       'mutation { createApiToken(userId: "' + ids.users.alice + '", label: "revoke me") { tokenId } }',
+      {},
+      'alice',
     );
     if (!token.data) throw new Error(`createApiToken: ${JSON.stringify(token.errors)}`);
     const conversations = {
@@ -877,6 +892,7 @@ describe('hostile input', () => {
       inputRun,
       cancelRun,
       tokenId: token.data.createApiToken.tokenId,
+      tokenUser: (await createUserWithToken(t, 'fuzz-token-owner', [])).userId,
       conversations,
     };
     errorLog = jest.spyOn(Logger.prototype, 'error');

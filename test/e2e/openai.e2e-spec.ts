@@ -122,7 +122,7 @@ describe('the openai provider end to end against a local chat-completions server
     llm = new FakeOpenAi();
     await llm.start();
     // why: AppConfig.secret reads the environment handed to loadConfig, never process.env.
-    t = await bootTestApp({ TEST_OPENAI_KEY: KEY });
+    t = await bootTestApp({ CS_PROVIDER_KEY_TEST: KEY });
     ids = await demoIds(t);
     const res = await t.gql<{ upsertConfiguration: { id: string } }>(
       `mutation($input: ConfigurationInput!) { upsertConfiguration(input: $input) { id } }`,
@@ -132,7 +132,7 @@ describe('the openai provider end to end against a local chat-completions server
           name: 'OpenAI-compatible (local test server)',
           provider: 'openai',
           model: 'test-model',
-          providerOptions: { baseUrl: llm.baseUrl, apiKeyEnv: 'TEST_OPENAI_KEY' },
+          providerOptions: { baseUrl: llm.baseUrl, apiKeyEnv: 'CS_PROVIDER_KEY_TEST' },
         },
       },
     );

@@ -1,3 +1,5 @@
+import { TokensService } from '../../src/modules/auth';
+import { RequestContext } from '../../src/platform/auth/request-context';
 import { errorCode, GqlResponse, TestApp } from './test-app';
 import { startRun, waitForRest } from './runs';
 
@@ -190,16 +192,24 @@ export async function createUserWithToken(
   );
   if (!user.data?.createUser) throw new Error(`createUser: ${JSON.stringify(user.errors)}`);
   const userId = user.data.createUser.id;
-  const token = await createToken(t, userId, 'admin');
+  const token = await createToken(t, userId, 'cli');
   return { userId, ...token };
 }
 
-/** A new API token for a user (as `as`: admin, or the user's own token). */
+/**
+ * A new API token for a user: `as` the user's own token (the API makes tokens only for the
+ * caller), or `'cli'` for the system context the command line uses (for anyone).
+ */
 export async function createToken(
   t: TestApp,
   userId: string,
   as: string,
 ): Promise<{ token: string; tokenId: string }> {
+  if (as === 'cli') {
+    return t.app
+      .get(TokensService)
+      .create(RequestContext.system(), { userId: Number(userId), label: `test ${Date.now()}` });
+  }
   const res = await t.gql<{ createApiToken: { tokenId: string; token: string } }>(
     `mutation($userId: ID!, $label: String!) { createApiToken(userId: $userId, label: $label) { tokenId token } }`,
     { userId, label: `test ${Date.now()}` },

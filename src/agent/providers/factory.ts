@@ -1,5 +1,6 @@
 import { OpenAiProvider, openAiOptionProblems, type SecretResolver } from './openai';
 import type { Provider } from './provider';
+import type { ProviderAccess } from './provider-access';
 import { ScriptedProvider, type ScriptedOptions, scriptedOptionProblems } from './scripted';
 
 /** The provider part of a configuration. */
@@ -10,6 +11,8 @@ export interface ProviderConfig {
   readonly providerOptions?: unknown;
   /** Reads the API key variable that `providerOptions.apiKeyEnv` names. */
   readonly secret: SecretResolver;
+  /** Which key variables and base URLs the provider may use (checked at every call). */
+  readonly access: ProviderAccess;
 }
 
 /** The provider names the factory knows. */
@@ -47,5 +50,5 @@ export function createProvider(config: ProviderConfig): Provider {
   if (config.provider === 'scripted') {
     return new ScriptedProvider((config.providerOptions ?? { rounds: [] }) as ScriptedOptions);
   }
-  return new OpenAiProvider(config.model, config.providerOptions ?? {}, config.secret);
+  return new OpenAiProvider(config.model, config.providerOptions ?? {}, config.secret, config.access);
 }

@@ -66,12 +66,20 @@ function failWith(status: number, message: string): Handler {
 
 describe('OpenAiProvider against a local chat-completions server', () => {
   let srv: Awaited<ReturnType<typeof startServer>>;
-  const secret = (name: string) => (name === 'TEST_LLM_KEY' ? KEY : undefined);
+  const secret = (name: string) => (name === 'CS_PROVIDER_KEY_TEST' ? KEY : undefined);
+  const access = { keyEnvPrefix: 'CS_PROVIDER_KEY_', keyEnvNames: [], baseUrls: [] };
   const provider = (extra: Record<string, unknown> = {}) =>
     new OpenAiProvider(
       'test-model',
-      { baseUrl: srv.baseUrl, apiKeyEnv: 'TEST_LLM_KEY', temperature: 0.2, timeoutMs: 2000, ...extra },
+      {
+        baseUrl: srv.baseUrl,
+        apiKeyEnv: 'CS_PROVIDER_KEY_TEST',
+        temperature: 0.2,
+        timeoutMs: 2000,
+        ...extra,
+      },
       secret,
+      access,
     );
   const request = {
     messages: [
@@ -218,16 +226,42 @@ describe('OpenAiProvider against a local chat-completions server', () => {
   });
 
   it('fails when the named key variable is not set, and sends a placeholder when none is named', async () => {
-    const missing = new OpenAiProvider('m', { baseUrl: srv.baseUrl, apiKeyEnv: 'NOT_SET' }, secret);
-    await expect(missing.complete(request)).rejects.toThrow('The API key variable NOT_SET is not set');
+    const missing = new OpenAiProvider(
+      'm',
+      { baseUrl: srv.baseUrl, apiKeyEnv: 'CS_PROVIDER_KEY_NOT_SET' },
+      secret,
+      access,
+    );
+    await expect(missing.complete(request)).rejects.toThrow(
+      'The API key variable CS_PROVIDER_KEY_NOT_SET is not set',
+    );
     srv.next.push(sse([chunk({ content: 'ok' }, 'stop')]));
-    const open = new OpenAiProvider('m', { baseUrl: srv.baseUrl }, secret);
+    const open = new OpenAiProvider('m', { baseUrl: srv.baseUrl }, secret, access);
     expect((await open.complete(request)).text).toBe('ok');
     expect(srv.seen.at(-1)?.authorization).toBe('Bearer not-needed');
   });
 
+  it('refuses, before any request, a key variable or a URL the access settings do not allow', async () => {
+    const before = srv.seen.length;
+    const home = new OpenAiProvider('m', { baseUrl: srv.baseUrl, apiKeyEnv: 'HOME' }, () => '/root', access);
+    const refused = (await home.complete(request).catch((e: unknown) => e)) as ProviderError;
+    expect(refused.message).toMatch(/The API key variable HOME must name a variable meant for provider keys/);
+    expect(refused.retryable).toBe(false);
+    const elsewhere = new OpenAiProvider('m', { baseUrl: srv.baseUrl }, secret, {
+      ...access,
+      baseUrls: ['https://models.internal.test/v1'],
+    });
+    await expect(elsewhere.complete(request)).rejects.toThrow(/is not an allowed provider URL/);
+    expect(srv.seen.length).toBe(before);
+  });
+
   it('reports a connection failure as retryable', async () => {
-    const closed = new OpenAiProvider('m', { baseUrl: 'http://127.0.0.1:1/v1', timeoutMs: 2000 }, secret);
+    const closed = new OpenAiProvider(
+      'm',
+      { baseUrl: 'http://127.0.0.1:1/v1', timeoutMs: 2000 },
+      secret,
+      access,
+    );
     const error = (await closed.complete(request).catch((e: unknown) => e)) as ProviderError;
     expect(error).toBeInstanceOf(ProviderError);
     expect(error.retryable).toBe(true);

@@ -15,6 +15,7 @@ import type {
   ToolSpec,
 } from '../runtime/types';
 import { type CompleteOptions, type Provider, ProviderError, sanitizeProviderMessage } from './provider';
+import { baseUrlProblem, keyEnvProblem, type ProviderAccess } from './provider-access';
 
 /** `providerOptions` of the OpenAI-compatible provider. */
 export interface OpenAiOptions {
@@ -56,7 +57,9 @@ export function openAiOptionProblems(options: unknown): string[] {
  * Any OpenAI-compatible chat completions endpoint (OpenAI, Ollama, vLLM, LM Studio, LiteLLM)
  * through the official `openai` package: streamed text and tool calls, usage from the final
  * chunk. The API key is read through the secret resolver when a call is made and is never
- * stored on the run, logged or put into an error message.
+ * stored on the run, logged or put into an error message. `access` is checked again at every
+ * call (the upsert checked it too): a configuration stored before a setting was tightened, or
+ * written straight into the database, still cannot read another variable or reach another URL.
  */
 export class OpenAiProvider implements Provider {
   readonly name = 'openai';
@@ -66,6 +69,7 @@ export class OpenAiProvider implements Provider {
     private readonly model: string,
     private readonly options: OpenAiOptions,
     private readonly secret: SecretResolver,
+    private readonly access: ProviderAccess,
   ) {}
 
   async complete(request: ProviderRequest, options: CompleteOptions = {}): Promise<ProviderResponse> {
@@ -86,8 +90,13 @@ export class OpenAiProvider implements Provider {
   }
 
   private apiKey(): string {
+    const url = this.baseUrl();
+    const refusedUrl = baseUrlProblem(url, this.access);
+    if (refusedUrl) throw new ProviderError(`The provider URL ${url} ${refusedUrl}`, false);
     const env = this.options.apiKeyEnv;
     if (!env) return PLACEHOLDER_KEY;
+    const refusedEnv = keyEnvProblem(env, this.access);
+    if (refusedEnv) throw new ProviderError(`The API key variable ${env} ${refusedEnv}`, false);
     const key = this.secret(env);
     if (!key) throw new ProviderError(`The API key variable ${env} is not set`, false);
     return key;
@@ -98,7 +107,7 @@ export class OpenAiProvider implements Provider {
     // the environment itself; logging off so no request detail is ever printed.
     this.client ??= new OpenAI({
       apiKey,
-      baseURL: this.options.baseUrl ?? 'https://api.openai.com/v1',
+      baseURL: this.baseUrl(),
       organization: null,
       project: null,
       webhookSecret: null,
@@ -108,6 +117,10 @@ export class OpenAiProvider implements Provider {
       logLevel: 'off',
     });
     return this.client;
+  }
+
+  private baseUrl(): string {
+    return this.options.baseUrl ?? 'https://api.openai.com/v1';
   }
 
   private params(request: ProviderRequest): ChatCompletionCreateParamsStreaming {

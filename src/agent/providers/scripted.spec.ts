@@ -88,10 +88,12 @@ describe('splitEvenly', () => {
 
 describe('createProvider', () => {
   const secret = () => undefined;
+  const access = { keyEnvPrefix: 'CS_PROVIDER_KEY_', keyEnvNames: [], baseUrls: [] };
 
   it('builds the scripted and openai providers', () => {
     expect(
-      createProvider({ provider: 'scripted', model: 'x', providerOptions: { rounds: [] }, secret }).name,
+      createProvider({ provider: 'scripted', model: 'x', providerOptions: { rounds: [] }, secret, access })
+        .name,
     ).toBe('scripted');
     expect(
       createProvider({
@@ -99,12 +101,15 @@ describe('createProvider', () => {
         model: 'gpt',
         providerOptions: { baseUrl: 'http://127.0.0.1:1/v1' },
         secret,
+        access,
       }).name,
     ).toBe('openai');
   });
 
   it('refuses unknown providers and bad options', () => {
-    expect(() => createProvider({ provider: 'magic', model: 'x', secret })).toThrow(ProviderConfigError);
+    expect(() => createProvider({ provider: 'magic', model: 'x', secret, access })).toThrow(
+      ProviderConfigError,
+    );
     expect(providerConfigProblems('scripted', { rounds: [{ toolcalls: [] }] })).toHaveLength(1);
     expect(providerConfigProblems('scripted', { rounds: [{ chunks: 0 }] })[0]).toMatch(/chunks/);
     expect(providerConfigProblems('openai', { baseUrl: 'ftp://x' })[0]).toMatch(/baseUrl/);

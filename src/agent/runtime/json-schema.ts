@@ -1,4 +1,6 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import type { RegExpEngine } from 'ajv/dist/types';
+import { RE2JS } from 're2js';
 import type { InputProblem } from './errors';
 
 /** A JSON Schema as plain data. */
@@ -10,6 +12,26 @@ export type SchemaCheck = { readonly ok: true } | { readonly ok: false; readonly
 // why: non-strict so annotation keywords and unknown formats a model writes do not make a
 // schema "invalid"; formats are not validated (no ajv-formats), structure and enums are.
 const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, logger: false });
+
+// why: schemas that arrive as data (a model's `ask_user` schema, steerable by a prompt-injected
+// page) compile their `pattern`s with RE2's algorithm (re2js: pure JavaScript, so nothing to
+// build on install), whose matching is linear in the input: a pattern such as `^(a+)+$` cannot
+// stall the process on a crafted answer. RE2 refuses backreferences and lookarounds, so such a
+// schema does not compile and is refused.
+const linearRegExp: RegExpEngine = Object.assign(
+  (pattern: string) => {
+    const compiled = RE2JS.compile(pattern);
+    return { test: (text: string) => compiled.matcher(text).find() };
+  },
+  { code: 'linearRegExp' },
+);
+const dataAjv = new Ajv({
+  allErrors: true,
+  strict: false,
+  validateFormats: false,
+  logger: false,
+  code: { regExp: linearRegExp },
+});
 
 /**
  * Compiles a schema the code owns (a tool's argument schema) once; throws when it does not
@@ -48,12 +70,12 @@ function withCompiled<T>(
 ): { ok: true; value: T } | { ok: false; error: string } {
   const copy = withoutMetaSchema(schema);
   try {
-    return { ok: true, value: use(ajv.compile(copy)) };
+    return { ok: true, value: use(dataAjv.compile(copy)) };
   } catch (error) {
     return { ok: false, error: messageOf(error) };
   } finally {
     // why: ajv caches by schema object, also after a failed compile; forget it in every case.
-    ajv.removeSchema(copy);
+    dataAjv.removeSchema(copy);
   }
 }
 

@@ -1,4 +1,6 @@
 import { DataSource, EntityManager, In } from 'typeorm';
+import { auditActor } from '../../modules/auth/core/audit';
+import { AuditRepository } from '../../modules/auth/persistence/audit.repository';
 import { GroupEntity } from '../../modules/auth/persistence/group.entity';
 import { UserEntity } from '../../modules/auth/persistence/user.entity';
 import type { CliCommand } from '../args';
@@ -36,6 +38,15 @@ async function insertUser(m: EntityManager, cmd: UserCreate): Promise<string[]> 
       groups,
     }),
   );
+  await new AuditRepository(m.connection).record(
+    {
+      ...auditActor(null),
+      action: 'USER_CREATED',
+      subjectUserId: user.id,
+      details: { username: user.username, isAdmin: user.isAdmin, groupIds: groups.map((g) => g.id) },
+    },
+    m,
+  );
   const memberOf = groups.length > 0 ? groups.map((g) => g.name).join(', ') : 'none';
   return [
     `Created user "${user.username}" (id ${user.id}, admin: ${user.isAdmin ? 'yes' : 'no'}, groups: ${memberOf}).`,
@@ -44,7 +55,8 @@ async function insertUser(m: EntityManager, cmd: UserCreate): Promise<string[]> 
 }
 
 /**
- * Creates a user, optionally an admin and a member of existing groups, in one transaction.
+ * Creates a user, optionally an admin and a member of existing groups, with its audit record,
+ * in one transaction.
  * Refuses (CliFailure, nothing written) an existing username or an unknown group.
  */
 export async function createUser(ds: DataSource, cmd: UserCreate): Promise<string[]> {

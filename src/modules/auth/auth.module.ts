@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { Authenticator } from '../../platform/auth/authenticator';
+import { AuditTrail } from './application/audit-trail';
 import { TokenAuthenticator } from './application/token-authenticator';
 import { TokensService } from './application/tokens.service';
 import { UsersService } from './application/users.service';
@@ -8,6 +9,8 @@ import { ApiTokensResolver } from './graphql/api-tokens.resolver';
 import { UsersResolver } from './graphql/users.resolver';
 import { ViewerResolver } from './graphql/viewer.resolver';
 import { ApiTokensRepository } from './persistence/api-tokens.repository';
+import { AuditRepository } from './persistence/audit.repository';
+import { AuditResolver } from './graphql/audit.resolver';
 import { AuthRepository } from './persistence/auth.repository';
 import { UsersRepository } from './persistence/users.repository';
 
@@ -16,7 +19,10 @@ import { UsersRepository } from './persistence/users.repository';
     ViewerResolver,
     UsersResolver,
     ApiTokensResolver,
+    AuditResolver,
     UsersService,
+    AuditTrail,
+    AuditRepository,
     PrincipalsService,
     TokensService,
     AuthRepository,

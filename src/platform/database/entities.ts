@@ -5,6 +5,7 @@ import { MessageEntity } from '../../modules/conversations/persistence/message.e
 import { WorkerHeartbeatEntity } from '../../modules/worker/persistence/worker-heartbeat.entity';
 import { DecisionEntity } from '../../modules/approvals/persistence/decision.entity';
 import { ApiTokenEntity } from '../../modules/auth/persistence/api-token.entity';
+import { AuditEventEntity } from '../../modules/auth/persistence/audit-event.entity';
 import { GroupEntity } from '../../modules/auth/persistence/group.entity';
 import { UserEntity } from '../../modules/auth/persistence/user.entity';
 import { ConfigurationEntity } from '../../modules/configurations/persistence/configuration.entity';
@@ -21,6 +22,7 @@ export const ENTITIES = [
   UserEntity,
   GroupEntity,
   ApiTokenEntity,
+  AuditEventEntity,
   SiteEntity,
   SiteLanguageEntity,
   PageEntity,

@@ -2,6 +2,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { secureDataDir } from './data-dir';
 
 /** Thrown when another live process holds the embedded database directory. */
 export class DataDirBusyError extends Error {
@@ -35,7 +36,7 @@ function processAlive(pid: number): boolean {
  * Returns the function that releases it.
  */
 export function lockDataDir(dataDir: string): () => void {
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const lockPath = join(dataDir, LOCK_FILE);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
@@ -78,12 +79,16 @@ export interface EmbeddedDatabase {
   close(): Promise<void>;
 }
 
-/** Opens (creating on first use) the embedded PostgreSQL under `dataDir/pgdata`, locked. */
+/**
+ * Opens (creating on first use) the embedded PostgreSQL under `dataDir/pgdata`, locked, after
+ * making the data folder private (`secureDataDir`: 0700 folders, 0600 files, umask 0077).
+ */
 export async function openEmbeddedDatabase(dataDir: string): Promise<EmbeddedDatabase> {
+  secureDataDir(dataDir);
   const release = lockDataDir(dataDir);
   try {
     const pgdata = join(dataDir, 'pgdata');
-    if (!existsSync(pgdata)) mkdirSync(pgdata, { recursive: true });
+    if (!existsSync(pgdata)) mkdirSync(pgdata, { recursive: true, mode: 0o700 });
     const pglite = await PGlite.create({ dataDir: pgdata });
     return {
       pglite,

@@ -4,10 +4,17 @@ import { TOKEN_REVOKED_TOPIC } from '../../../platform/auth/authenticator';
 import { EventBus } from '../../../platform/pubsub/event-bus';
 import { RequestContext } from '../../../platform/auth/request-context';
 import { TransactionRunner } from '../../../platform/database/transaction-runner';
-import { notFound } from '../../../common/refusal';
+import { badInput, forbidden, notFound } from '../../../common/refusal';
 import { normalizeNewToken } from '../core/identity';
 import { generateToken, hashToken, tokenUsable } from '../core/token';
-import { mayManageTokensOf, tokenOwnerScope } from '../core/token-access.policy';
+import {
+  mayManageTokensOf,
+  tokenCreation,
+  tokenExpiryProblem,
+  tokenOwnerScope,
+} from '../core/token-access.policy';
+import type { TokenView } from '../core/token-view';
+import { AuditTrail } from './audit-trail';
 import { TokenAuthenticator } from './token-authenticator';
 import { ApiTokensRepository } from '../persistence/api-tokens.repository';
 import { AuthRepository, toAuthUser } from '../persistence/auth.repository';
@@ -18,7 +25,7 @@ export interface CreatedToken {
   readonly token: string;
 }
 
-/** Personal access tokens: creation (shown once) and revocation. */
+/** Personal access tokens: creation (shown once), listing and revocation, all audited. */
 @Injectable()
 export class TokensService {
   constructor(
@@ -27,6 +34,7 @@ export class TokensService {
     private readonly authenticator: TokenAuthenticator,
     private readonly auth: AuthRepository,
     private readonly bus: EventBus,
+    private readonly audit: AuditTrail,
   ) {}
 
   /**
@@ -42,21 +50,54 @@ export class TokensService {
   }
 
   /**
-   * Creates a token for a user: admins (and the system) for anyone, a user for themselves.
-   * Refusals, before any write: BAD_USER_INPUT (label empty or over 200 characters, expiry
-   * not in the future), NOT_FOUND (no such user, or another user's id for a non-admin: the
-   * same answer, so a non-admin cannot probe which user ids exist).
+   * Creates a token: through the API for the caller themselves only, on the command line (the
+   * system) for anyone. A token created by a token expires no later than it. Records who
+   * created it (the column, the audit trail, a log line).
+   * Refusals, before any write: BAD_USER_INPUT (label empty or over 200 characters, expiry not
+   * in the future, or later than the creating token's), FORBIDDEN (an admin asking for another
+   * user: such tokens come from the command line), NOT_FOUND (no such user, or another user's
+   * id for a non-admin: the same answer, so a non-admin cannot probe which user ids exist).
    */
   async create(
     ctx: RequestContext,
     request: { userId: number; label: string; expiresAt?: Date | null },
   ): Promise<CreatedToken> {
     const spec = normalizeNewToken(request, new Date());
-    if (!mayManageTokensOf(ctx.user, spec.userId)) throw noSuchUser();
+    const access = tokenCreation(ctx.user, spec.userId);
+    if (access === 'forbidden') {
+      throw forbidden(
+        'Tokens for another user are created on the command line (npm run cli -- token create --user <name>)',
+      );
+    }
+    if (access === 'not-found') throw noSuchUser();
     const token = generateToken();
-    const tokenId = await this.tokens.insert(spec, hashToken(token), this.tx.manager);
-    if (tokenId === null) throw noSuchUser();
+    const tokenId = await this.tx.run(async (tx) => {
+      if (ctx.user) {
+        const creatorExpiry = (await this.tokens.expiryOf(ctx.user.tokenId, tx.manager)) ?? null;
+        const problem = tokenExpiryProblem(spec.expiresAt, creatorExpiry);
+        if (problem) throw badInput(problem, { field: 'expiresAt' });
+      }
+      const id = await this.tokens.insert(spec, hashToken(token), ctx.user?.id ?? null, tx.manager);
+      if (id === null) throw noSuchUser();
+      await this.audit.record(tx, ctx.user, 'TOKEN_CREATED', spec.userId, {
+        tokenId: id,
+        label: spec.label,
+        expiresAt: spec.expiresAt?.toISOString() ?? null,
+      });
+      return id;
+    });
     return { tokenId, token };
+  }
+
+  /**
+   * A user's tokens (the caller's own when `userId` is null), newest first, revoked and expired
+   * ones included. Admins for anyone, a user for themselves; NOT_FOUND otherwise (as for a user
+   * that does not exist).
+   */
+  async list(ctx: RequestContext, userId: number | null): Promise<TokenView[]> {
+    const owner = userId ?? ctx.viewer.id;
+    if (!mayManageTokensOf(ctx.user, owner)) throw noSuchUser();
+    return this.tokens.listOf(owner, this.tx.manager);
   }
 
   /**
@@ -65,14 +106,40 @@ export class TokensService {
    * Refusal: NOT_FOUND for an unknown token and for another user's token alike.
    */
   async revoke(ctx: RequestContext, tokenId: string): Promise<true> {
-    const revoked = await this.tokens.revoke(tokenId, tokenOwnerScope(ctx.user), new Date(), this.tx.manager);
-    if (!revoked) throw notFound('No such token');
-    // why: subscriptions re-check their token per event through a short shared cache; the
-    // revocation must reach it at once, on every instance.
-    await this.authenticator.invalidate(tokenId);
-    // why: a stream opened with the token ends now, not at its next event (which may never come).
-    await this.bus.publish(TOKEN_REVOKED_TOPIC, { tokenId });
+    await this.tx.run(async (tx) => {
+      const owner = await this.tokens.revoke(tokenId, tokenOwnerScope(ctx.user), new Date(), tx.manager);
+      if (owner === null) throw notFound('No such token');
+      await this.audit.record(tx, ctx.user, 'TOKEN_REVOKED', owner, { tokenId });
+    });
+    await this.ended(tokenId);
     return true;
+  }
+
+  /**
+   * Tells every instance a token is gone. why: subscriptions re-check their token per event
+   * through a short shared cache, which must drop it at once; and a stream opened with the
+   * token ends now, not at its next event (which may never come).
+   */
+  private async ended(tokenId: string): Promise<void> {
+    await this.authenticator.invalidate(tokenId);
+    await this.bus.publish(TOKEN_REVOKED_TOPIC, { tokenId });
+  }
+
+  /**
+   * Revokes every token of a user that is not yet revoked (the caller's own included when they
+   * name themselves); how many were revoked now. Admins (and the system) for anyone, a user
+   * for themselves; NOT_FOUND otherwise (as for a user that does not exist, and for no user).
+   */
+  async revokeAll(ctx: RequestContext, userId: number): Promise<number> {
+    if (!mayManageTokensOf(ctx.user, userId)) throw noSuchUser();
+    const revoked = await this.tx.run(async (tx) => {
+      if (!(await this.auth.findUserWithGroups(userId, tx.manager))) throw noSuchUser();
+      const ids = await this.tokens.revokeAllOf(userId, new Date(), tx.manager);
+      await this.audit.record(tx, ctx.user, 'TOKENS_REVOKED', userId, { tokenIds: ids, count: ids.length });
+      return ids;
+    });
+    for (const id of revoked) await this.ended(id);
+    return revoked.length;
   }
 }
 

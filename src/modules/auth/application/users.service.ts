@@ -5,6 +5,7 @@ import { badInput, forbidden, Refusal } from '../../../common/refusal';
 import { GroupView, NewUserRequest, normalizeNewUser, UserView } from '../core/identity';
 import { mayAdministerUsers } from '../core/token-access.policy';
 import { UsersRepository } from '../persistence/users.repository';
+import { AuditTrail } from './audit-trail';
 
 /** Users and groups: the admin use cases, and lookups for other modules (`Run.owner`). */
 @Injectable()
@@ -12,6 +13,7 @@ export class UsersService {
   constructor(
     private readonly tx: TransactionRunner,
     private readonly users: UsersRepository,
+    private readonly audit: AuditTrail,
   ) {}
 
   /** Every user with their groups, by id. Admins only (FORBIDDEN otherwise). */
@@ -27,7 +29,8 @@ export class UsersService {
   }
 
   /**
-   * Creates a user with group memberships, all or nothing. Admins (and the system) only.
+   * Creates a user with group memberships, all or nothing, with its audit record (who, the
+   * admin flag, the groups). Admins (and the system) only.
    * Refusals, all before anything is written or rolled back: FORBIDDEN (not an admin),
    * BAD_USER_INPUT (username shape, display name, locale, too many groups, username taken),
    * NOT_FOUND (a group id that does not exist; `details.groupIds` lists them).
@@ -35,7 +38,8 @@ export class UsersService {
   async create(ctx: RequestContext, request: NewUserRequest): Promise<UserView> {
     assertAdministrator(ctx);
     const user = normalizeNewUser(request);
-    return this.tx.run(async ({ manager }) => {
+    return this.tx.run(async (tx) => {
+      const { manager } = tx;
       const existing = await this.users.existingGroupIds(user.groupIds, manager);
       const missing = user.groupIds.filter((id) => !existing.has(id));
       if (missing.length > 0) {
@@ -49,6 +53,11 @@ export class UsersService {
       }
       const [created] = await this.users.findUsersByIds([id], manager);
       if (!created) throw new Error(`user ${id} vanished inside its own transaction`);
+      await this.audit.record(tx, ctx.user, 'USER_CREATED', id, {
+        username: created.username,
+        isAdmin: created.isAdmin,
+        groupIds: created.groups.map((g) => g.id),
+      });
       return created;
     });
   }

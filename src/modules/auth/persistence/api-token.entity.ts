@@ -23,6 +23,14 @@ export class ApiTokenEntity {
   @JoinColumn({ name: 'user_id' })
   user?: UserEntity;
 
+  /** Who created the token: the owner through the API, or null for the command line (and demo seed). */
+  @Column({ name: 'created_by', type: 'int', nullable: true })
+  createdById: number | null;
+
+  @ManyToOne(() => UserEntity, { onDelete: 'SET NULL' })
+  @JoinColumn({ name: 'created_by' })
+  createdBy?: UserEntity | null;
+
   @Column({ name: 'token_hash', type: 'char', length: 64, unique: true })
   tokenHash: string;
 

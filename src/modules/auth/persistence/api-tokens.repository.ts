@@ -2,34 +2,57 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { managerOf } from '../../../platform/database/transaction-runner';
 import { NewToken } from '../core/identity';
+import type { TokenView } from '../core/token-view';
 import { ApiTokenEntity } from './api-token.entity';
+import { toUserView } from './users.repository';
 
-/** Creation and revocation of personal access tokens (authentication reads via AuthRepository). */
+/** Creation, listing and revocation of personal access tokens (authentication reads via AuthRepository). */
 @Injectable()
 export class ApiTokensRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /**
-   * Stores a token's hash for an existing user; null when there is no such user.
+   * Stores a token's hash for an existing user, with who created it (null: the command line);
+   * null when there is no such user.
    * why: one INSERT ... SELECT, so a user deleted meanwhile cannot get a dangling token.
    */
   async insert(
     token: NewToken,
     tokenHash: string,
+    createdBy: number | null,
     manager: EntityManager = managerOf(this.dataSource),
   ): Promise<string | null> {
     const rows: Array<{ id: string }> = await manager.query(
-      `INSERT INTO api_token (user_id, token_hash, label, expires_at)
-       SELECT id, $2, $3, $4 FROM app_user WHERE id = $1 RETURNING id`,
-      [token.userId, tokenHash, token.label, token.expiresAt],
+      `INSERT INTO api_token (user_id, token_hash, label, expires_at, created_by)
+       SELECT id, $2, $3, $4, $5 FROM app_user WHERE id = $1 RETURNING id`,
+      [token.userId, tokenHash, token.label, token.expiresAt, createdBy],
     );
     return rows[0]?.id ?? null;
   }
 
+  /** When a token expires (null: never); undefined when there is no such token. */
+  async expiryOf(tokenId: string, manager: EntityManager): Promise<Date | null | undefined> {
+    const row = await manager.findOne(ApiTokenEntity, {
+      select: { id: true, expiresAt: true },
+      where: { id: tokenId },
+    });
+    return row ? row.expiresAt : undefined;
+  }
+
+  /** A user's tokens, newest first, with their owner and creator. */
+  async listOf(userId: number, manager: EntityManager = managerOf(this.dataSource)): Promise<TokenView[]> {
+    const rows = await manager.find(ApiTokenEntity, {
+      where: { userId },
+      relations: { user: { groups: true }, createdBy: { groups: true } },
+      order: { createdAt: 'DESC', id: 'ASC' },
+    });
+    return rows.flatMap((r) => (r.user ? [toTokenView(r, r.user)] : []));
+  }
+
   /**
    * Revokes a token, restricted to `ownerId`'s tokens unless null (admins). Idempotent: an
-   * already revoked token keeps its first revocation time. False when no such token (for this
-   * owner) exists.
+   * already revoked token keeps its first revocation time. The owner's id, or null when no such
+   * token (for this owner) exists.
    * why: one conditional UPDATE, so ownership and revocation cannot race apart.
    */
   async revoke(
@@ -37,14 +60,43 @@ export class ApiTokensRepository {
     ownerId: number | null,
     now: Date,
     manager: EntityManager = managerOf(this.dataSource),
-  ): Promise<boolean> {
-    const query = manager
-      .createQueryBuilder()
-      .update(ApiTokenEntity)
-      .set({ revokedAt: () => 'COALESCE(revoked_at, :now)' })
-      .where('id = :tokenId', { tokenId, now });
-    if (ownerId !== null) query.andWhere('user_id = :ownerId', { ownerId });
-    const result = await query.execute();
-    return (result.affected ?? 0) === 1;
+  ): Promise<number | null> {
+    const rows: unknown = await manager.query(
+      `UPDATE api_token SET revoked_at = COALESCE(revoked_at, $2)
+       WHERE id = $1 AND ($3::int IS NULL OR user_id = $3) RETURNING user_id`,
+      [tokenId, now, ownerId],
+    );
+    return updated<{ user_id: number }>(rows)[0]?.user_id ?? null;
   }
+
+  /** Revokes every token of a user not yet revoked; the ids revoked now. */
+  async revokeAllOf(userId: number, now: Date, manager: EntityManager): Promise<string[]> {
+    const rows: unknown = await manager.query(
+      `UPDATE api_token SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL RETURNING id`,
+      [userId, now],
+    );
+    return updated<{ id: string }>(rows).map((r) => r.id);
+  }
+}
+
+/**
+ * The rows an UPDATE ... RETURNING gave back. why: TypeORM's postgres driver answers a raw
+ * UPDATE with `[rows, affected]`, unlike an INSERT or SELECT.
+ */
+function updated<T>(result: unknown): T[] {
+  if (!Array.isArray(result)) return [];
+  return Array.isArray(result[0]) ? (result[0] as T[]) : (result as T[]);
+}
+
+function toTokenView(r: ApiTokenEntity, owner: NonNullable<ApiTokenEntity['user']>): TokenView {
+  return {
+    id: r.id,
+    label: r.label,
+    owner: toUserView(owner),
+    createdBy: r.createdBy ? toUserView(r.createdBy) : null,
+    createdAt: r.createdAt,
+    lastUsedAt: r.lastUsedAt,
+    expiresAt: r.expiresAt,
+    revokedAt: r.revokedAt,
+  };
 }

@@ -61,7 +61,11 @@ export class ConfigurationsAdminService {
    */
   async upsertConfiguration(ctx: RequestContext, input: ConfigurationUpsert): Promise<ConfigurationView> {
     if (!ctx.isAdmin) throw forbidden('Only admins may change configurations');
-    const providerOptions = validateProviderOptions(input.provider, input.providerOptions);
+    const providerOptions = validateProviderOptions(
+      input.provider,
+      input.providerOptions,
+      this.config.providerAccess,
+    );
     const maxIterations = clampMaxIterations(
       input.maxIterations ?? DEFAULT_MAX_ITERATIONS,
       this.config.maxIterationsCeiling,

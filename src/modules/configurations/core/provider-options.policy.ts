@@ -1,4 +1,5 @@
 import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
+import { baseUrlProblem, keyEnvProblem, type ProviderAccess } from '../../../agent';
 import { badInput } from '../../../common/refusal';
 
 /** The providers a configuration may name (src/agent/providers). */
@@ -119,6 +120,23 @@ export function assertJsonSize(value: unknown, field: string, limit: number = MA
   }
 }
 
+/** Where openai options leave what the access settings allow (the key variable, the URL). */
+function accessProblems(value: Record<string, unknown>, access: ProviderAccess): OptionsProblem[] {
+  const problems: OptionsProblem[] = [];
+  const { apiKeyEnv, baseUrl } = value;
+  if (typeof apiKeyEnv === 'string') {
+    const refused = RESERVED_ENV_NAMES.has(apiKeyEnv)
+      ? 'names a secret of the server itself'
+      : keyEnvProblem(apiKeyEnv, access);
+    if (refused) problems.push({ path: '/apiKeyEnv', message: refused });
+  }
+  if (typeof baseUrl === 'string') {
+    const refused = baseUrlProblem(baseUrl, access);
+    if (refused) problems.push({ path: '/baseUrl', message: refused });
+  }
+  return problems;
+}
+
 function toProblem(e: ErrorObject): OptionsProblem {
   const params = e.params as { missingProperty?: string; additionalProperty?: string };
   if (e.keyword === 'required' && params.missingProperty) {
@@ -136,12 +154,19 @@ function toProblem(e: ErrorObject): OptionsProblem {
  * must be known, the options a JSON object of at most 64 KB serialised that fits the
  * provider's schema (scripted: `{rounds: [...]}`; openai: `{baseUrl, apiKeyEnv?, temperature?}`,
  * where `apiKeyEnv` is the NAME of an environment variable, never a key, and not one of the
- * server's own secrets). Missing options count as `{}`. Returns the options to store.
+ * server's own secrets). For openai, `access` also decides: `apiKeyEnv` must be a variable meant
+ * for provider keys (the prefix setting, or the explicit list) and `baseUrl` within the allowed
+ * provider URLs when that setting lists any. Missing options count as `{}`. Returns the options
+ * to store.
  *
  * @throws Refusal BAD_USER_INPUT for an unknown provider, options too large, or options that do
  *   not fit; `details.problems` lists every failing path (JSON pointers into the options).
  */
-export function validateProviderOptions(provider: string, options: unknown): Record<string, unknown> {
+export function validateProviderOptions(
+  provider: string,
+  options: unknown,
+  access: ProviderAccess,
+): Record<string, unknown> {
   if (!isProvider(provider)) {
     throw badInput(`Unknown provider "${provider}"; known: ${PROVIDERS.join(', ')}`, { field: 'provider' });
   }
@@ -149,10 +174,7 @@ export function validateProviderOptions(provider: string, options: unknown): Rec
   assertJsonSize(value, 'providerOptions');
   const validate = VALIDATORS[provider];
   const problems: OptionsProblem[] = validate(value) ? [] : (validate.errors ?? []).map(toProblem);
-  const env = (value as { apiKeyEnv?: unknown }).apiKeyEnv;
-  if (provider === 'openai' && typeof env === 'string' && RESERVED_ENV_NAMES.has(env)) {
-    problems.push({ path: '/apiKeyEnv', message: 'names a secret of the server itself' });
-  }
+  if (provider === 'openai') problems.push(...accessProblems(value as Record<string, unknown>, access));
   if (problems.length > 0) {
     const shown = problems.slice(0, 20);
     const list = shown.map((p) => `${p.path} ${p.message}`).join('; ');

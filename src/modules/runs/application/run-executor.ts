@@ -187,6 +187,7 @@ export class RunExecutor implements OnApplicationShutdown {
         model: configuration.model,
         providerOptions: configuration.providerOptions,
         secret: (name: string) => this.config.secret(name),
+        access: this.config.providerAccess,
       }),
       tools,
       content: new OwnerContentPort(this.pages, owner, {
