@@ -67,6 +67,17 @@ describe('AuthRepository', () => {
     expect(byName.alice!.user!.groups!.map((g) => g.name)).toEqual(['editors']);
   });
 
+  it('finds a user with their groups by id, and nothing for an unknown id', async () => {
+    const carol = (await repository.findTokenByHash(hashToken(demoTokens().carol!)))!.user!;
+    const user = await repository.findUserWithGroups(carol.id);
+    expect(user).toMatchObject({ id: carol.id, username: 'carol', isAdmin: false });
+    expect(user!.createdAt).toBeInstanceOf(Date);
+    expect(user!.groups!.map((g) => [g.name, g.grants])).toEqual(
+      carol.groups!.map((g) => [g.name, g.grants]),
+    );
+    expect(await repository.findUserWithGroups(987654)).toBeNull();
+  });
+
   it("records a token's use at most once a minute", async () => {
     const { id } = (await repository.findTokenByHash(hashToken(demoTokens().dave!)))!;
     const lastUsed = async (): Promise<Date | null> => (await repository.findTokenWithUser(id))!.lastUsedAt;
