@@ -13,6 +13,12 @@ import { withBenchDatabase, type BenchDatabase } from '../support/database';
 import { describeEnvironment, type BenchOptions } from '../support/env';
 import { upsertScriptedConfiguration } from '../support/fixtures';
 import { rawClient } from '../support/pg';
+import { QueryCounter, type QueryCount } from '../support/query-counter';
+import {
+  scopeContinuations,
+  statementBoundCheck,
+  STATEMENTS_PER_DECISION_BOUNDS,
+} from '../support/statement-scopes';
 import { checkAll, type Check, type Figure } from '../support/report';
 import { startRun, waitForRest } from '../support/runs';
 import { ratio, sleep, summarize } from '../support/stats';
@@ -49,6 +55,7 @@ interface Rig {
   readonly templateId: string;
   /** Every run given a recorded decision. */
   readonly decided: string[];
+  readonly queries: QueryCounter;
   nextWorkspace: number;
 }
 
@@ -60,6 +67,11 @@ interface Window {
   /** Recorded decisions still waiting when the window closed (0: the backlog ran dry). */
   readonly backlogLeft: number;
   readonly backlogAtStart: number;
+  /** Continuations claimed from the picker's start until every segment ended. */
+  readonly claimed: number;
+  /** Statements of the app's pool over the same span (pickup, continuations, heartbeats). */
+  readonly statements: QueryCount;
+  readonly statementsPerContinuation: number;
 }
 
 async function prepareRig(db: BenchDatabase): Promise<Rig> {
@@ -93,6 +105,8 @@ async function prepareRig(db: BenchDatabase): Promise<Rig> {
   const rest = await waitForRest(observer, templateId, 30_000);
   if (rest.status !== 'WAITING_FOR_APPROVAL') throw new Error(`the template run ended ${rest.status}`);
   const loop = await ClaimLoop.open(db.url, CONCURRENCY);
+  const queries = QueryCounter.install();
+  scopeContinuations(app.app, queries);
   return {
     db,
     app,
@@ -103,6 +117,7 @@ async function prepareRig(db: BenchDatabase): Promise<Rig> {
     configurationId,
     templateId,
     decided: [],
+    queries,
     nextWorkspace: 2,
   };
 }
@@ -139,12 +154,15 @@ async function clock(client: Client): Promise<number> {
 async function workerWindow(rig: Rig, ms: number, rep: number): Promise<Window> {
   const backlogAtStart = await backlog(rig);
   const t0 = await clock(rig.observer);
+  rig.queries.start();
   rig.picker.start();
   await sleep(ms);
   const t1 = await clock(rig.observer);
   const backlogLeft = await backlog(rig);
   await rig.picker.stop();
   while (rig.executor.activeCount() > 0) await sleep(10);
+  const statements = rig.queries.stop();
+  const claimed = backlogAtStart - (await backlog(rig));
   // why: settle's finished_at is the server's now() of the settling transaction.
   const done = await rig.observer.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM run WHERE configuration_id = $1
@@ -153,7 +171,17 @@ async function workerWindow(rig: Rig, ms: number, rep: number): Promise<Window> 
   );
   const seconds = (t1 - t0) / 1000;
   const completed = done.rows[0]!.n;
-  return { rep, completed, seconds, perSecond: completed / seconds, backlogLeft, backlogAtStart };
+  return {
+    rep,
+    completed,
+    seconds,
+    perSecond: completed / seconds,
+    backlogLeft,
+    backlogAtStart,
+    claimed,
+    statements,
+    statementsPerContinuation: statements.total / Math.max(1, claimed),
+  };
 }
 
 async function measure(rig: Rig, plan: Plan) {
@@ -233,6 +261,11 @@ async function checks(
       checkAll('step_count = run_step rows, sequences 1..n', ids.length, audit.stepLogProblems),
       { name: 'raw loop: 0 jobs claimed twice', ok: rawDuplicates === 0, detail: `${rawDuplicates}` },
       checkAll('the backlog never ran dry inside a window', ours.length, dry),
+      statementBoundCheck(
+        'statements per durable continuation (pickup .. settle, per window)',
+        ours.map((w) => Math.round(w.statementsPerContinuation * 10) / 10),
+        STATEMENTS_PER_DECISION_BOUNDS.durableContinuation,
+      ),
     ],
   };
 }
@@ -253,6 +286,22 @@ function figures(ours: Window[], raw: readonly ClaimLoopSample[]): Figure[] {
       target: { text: '>= 0.5x', met: r.median >= 0.5 },
     },
   ];
+}
+
+/** Statements per durable continuation by scope and shape, over every window. */
+function statementShapes(ours: readonly Window[]) {
+  const claimed = Math.max(
+    1,
+    ours.reduce((n, w) => n + w.claimed, 0),
+  );
+  const out: Record<string, Record<string, number>> = {};
+  for (const w of ours) {
+    for (const [scope, count] of Object.entries(w.statements.scopes)) {
+      const shapes = (out[scope] ??= {});
+      for (const q of count.byShape) shapes[q.shape] = (shapes[q.shape] ?? 0) + q.count / claimed;
+    }
+  }
+  return { bounds: STATEMENTS_PER_DECISION_BOUNDS, claimed, byScope: out };
 }
 
 async function run(options: BenchOptions): Promise<ScenarioOutcome> {
@@ -278,7 +327,8 @@ async function run(options: BenchOptions): Promise<ScenarioOutcome> {
             'claim DECISION_RECORDED -> RUNNING, APPROVAL step, pages_update inside a pending effect ' +
             '(TOOL + TOOL_WRITE steps), one scripted round (REQUEST + LLM steps), settle COMPLETED, decision outcome',
           stepsOfOneRun: Object.fromEntries(steps.rows.map((s) => [s.kind, s.n])),
-          windows: ours,
+          windows: ours.map(({ statements, ...w }) => ({ ...w, statements: statements.total })),
+          statementsPerContinuation: statementShapes(ours),
           raw,
           decisionsRecorded: rig.decided.length,
           carriedOut: audit.runs,
