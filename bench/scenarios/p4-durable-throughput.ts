@@ -8,6 +8,12 @@ import { RunExecutor, StateVault } from '../../src/modules/runs';
 import { QueuedRunPicker } from '../../src/modules/worker';
 import { bootApp, type BenchApp } from '../support/app';
 import { ClaimLoop, type ClaimLoopSample } from '../support/claim-loop';
+import {
+  GRAPHILE_VERSION,
+  GraphilePeer,
+  graphileFigures,
+  type GraphileSample,
+} from '../support/graphile-peer';
 import { approveAll, auditContinuations, cloneWaitingRuns, installPageWriteLog } from '../support/clones';
 import { withBenchDatabase, type BenchDatabase } from '../support/database';
 import { describeEnvironment, type BenchOptions } from '../support/env';
@@ -30,13 +36,16 @@ interface Plan {
   readonly oursMs: number;
   /** One window of the raw loop per repetition (ms). */
   readonly rawMs: number;
+  /** One window of graphile-worker (the peer) per repetition (ms); 0: not run (quick). */
+  readonly peerMs: number;
 }
 
 const CONCURRENCY = 10;
 // why: 6 x 10 s is the design's 60 s of worker time, in windows interleaved with the baseline.
-const FULL_PLAN: Plan = { reps: 6, oursMs: 10_000, rawMs: 10_000 };
+const FULL_PLAN: Plan = { reps: 6, oursMs: 10_000, rawMs: 10_000, peerMs: 10_000 };
 // why: CI runs --quick; 5 x (1.2 s + 0.8 s) plus the set-up stays near 20 s on a loaded machine.
-const QUICK_PLAN: Plan = { reps: 5, oursMs: 1_200, rawMs: 800 };
+// why: the graphile-worker peer is left out of --quick (CI).
+const QUICK_PLAN: Plan = { reps: 5, oursMs: 1_200, rawMs: 800, peerMs: 0 };
 
 /** The approved write, then one scripted round (the final answer). */
 const ROUNDS = [
@@ -49,6 +58,8 @@ interface Rig {
   readonly app: BenchApp;
   readonly observer: Client;
   readonly loop: ClaimLoop;
+  /** graphile-worker on the same database (full run only). */
+  readonly peer: GraphilePeer | null;
   readonly picker: QueuedRunPicker;
   readonly executor: RunExecutor;
   readonly configurationId: string;
@@ -74,7 +85,7 @@ interface Window {
   readonly statementsPerContinuation: number;
 }
 
-async function prepareRig(db: BenchDatabase): Promise<Rig> {
+async function prepareRig(db: BenchDatabase, plan: Plan): Promise<Rig> {
   const observer = await rawClient(db.url, 'countersign-bench-p4-observer');
   await installPageWriteLog(observer);
   const configurationId = await upsertScriptedConfiguration(observer, {
@@ -105,6 +116,7 @@ async function prepareRig(db: BenchDatabase): Promise<Rig> {
   const rest = await waitForRest(observer, templateId, 30_000);
   if (rest.status !== 'WAITING_FOR_APPROVAL') throw new Error(`the template run ended ${rest.status}`);
   const loop = await ClaimLoop.open(db.url, CONCURRENCY);
+  const peer = plan.peerMs > 0 ? await GraphilePeer.open(db.url, CONCURRENCY) : null;
   const queries = QueryCounter.install();
   scopeContinuations(app.app, queries);
   return {
@@ -112,6 +124,7 @@ async function prepareRig(db: BenchDatabase): Promise<Rig> {
     app,
     observer,
     loop,
+    peer,
     picker,
     executor: app.app.get(RunExecutor),
     configurationId,
@@ -193,8 +206,10 @@ async function measure(rig: Rig, plan: Plan) {
   await rig.loop.run(500);
   const ours: Window[] = [];
   const raw: Array<ClaimLoopSample & { rep: number }> = [];
+  const peer: Array<GraphileSample & { rep: number }> = [];
   let rate = 60;
   let rawRate = 2000;
+  let peerRate = 500;
   for (let rep = 1; rep <= plan.reps; rep++) {
     await rig.loop.refill(Math.ceil((rawRate * plan.rawMs * 2) / 1000) + 1000);
     const r = await rig.loop.run(plan.rawMs);
@@ -205,11 +220,19 @@ async function measure(rig: Rig, plan: Plan) {
     const w = await workerWindow(rig, plan.oursMs, rep);
     ours.push(w);
     rate = Math.max(rate, w.perSecond);
+    if (rig.peer) {
+      await rig.peer.refill(Math.ceil((peerRate * plan.peerMs * 1.5) / 1000) + 1000);
+      const g = await rig.peer.run(plan.peerMs);
+      peer.push({ ...g, rep });
+      peerRate = Math.max(peerRate, g.perSecond);
+    }
     process.stdout.write(
-      `  repetition ${rep}/${plan.reps}: ${w.perSecond.toFixed(1)} continuations/s, raw ${r.perSecond.toFixed(0)}/s\n`,
+      `  repetition ${rep}/${plan.reps}: ${w.perSecond.toFixed(1)} continuations/s, raw ${r.perSecond.toFixed(0)}/s` +
+        (rig.peer ? `, graphile-worker ${peer[peer.length - 1]!.perSecond.toFixed(0)} jobs/s` : '') +
+        '\n',
     );
   }
-  return { ours, raw, refused };
+  return { ours, raw, peer, refused };
 }
 
 async function checks(
@@ -270,9 +293,15 @@ async function checks(
   };
 }
 
-function figures(ours: Window[], raw: readonly ClaimLoopSample[]): Figure[] {
+function figures(ours: Window[], raw: readonly ClaimLoopSample[], peer: readonly GraphileSample[]): Figure[] {
   const ratios = ours.map((w, i) => ratio(w.perSecond, raw[i]!.perSecond));
   const r = summarize(ratios);
+  const peerFigures = graphileFigures(
+    ours.map((w) => w.perSecond),
+    raw.map((x) => x.perSecond),
+    peer,
+    CONCURRENCY,
+  );
   return [
     {
       name: `durable continuations per second (worker concurrency ${CONCURRENCY})`,
@@ -285,6 +314,7 @@ function figures(ours: Window[], raw: readonly ClaimLoopSample[]): Figure[] {
       ratio: r,
       target: { text: '>= 0.5x', met: r.median >= 0.5 },
     },
+    ...peerFigures,
   ];
 }
 
@@ -307,11 +337,19 @@ function statementShapes(ours: readonly Window[]) {
 async function run(options: BenchOptions): Promise<ScenarioOutcome> {
   const plan = options.quick ? QUICK_PLAN : FULL_PLAN;
   return withBenchDatabase(options.databaseUrl, 'p4', async (db) => {
-    const rig = await prepareRig(db);
+    const rig = await prepareRig(db, plan);
     try {
       const environment = await describeEnvironment(rig.observer);
-      const { ours, raw, refused } = await measure(rig, plan);
+      const { ours, raw, peer, refused } = await measure(rig, plan);
       const { checks: list, audit } = await checks(rig, ours, refused, environment.settings);
+      if (rig.peer)
+        list.push(
+          checkAll(
+            'graphile-worker: every job ran once, none failed',
+            peer.length,
+            await rig.peer.problems(),
+          ),
+        );
       const steps = await rig.observer.query<{ kind: string; n: number }>(
         `SELECT kind, count(*)::int AS n FROM run_step WHERE run_id = $1 GROUP BY kind`,
         [rig.decided[0]],
@@ -320,7 +358,7 @@ async function run(options: BenchOptions): Promise<ScenarioOutcome> {
         database: db.name,
         environment,
         checks: list,
-        figures: figures(ours, raw),
+        figures: figures(ours, raw, peer),
         details: {
           plan: { ...plan, concurrency: CONCURRENCY, bus: 'in-memory' },
           continuation:
@@ -330,12 +368,16 @@ async function run(options: BenchOptions): Promise<ScenarioOutcome> {
           windows: ours.map(({ statements, ...w }) => ({ ...w, statements: statements.total })),
           statementsPerContinuation: statementShapes(ours),
           raw,
+          peer: peer.length
+            ? { name: 'graphile-worker', version: GRAPHILE_VERSION, windows: peer }
+            : 'not run (--quick)',
           decisionsRecorded: rig.decided.length,
           carriedOut: audit.runs,
         },
       };
     } finally {
       await rig.loop.close();
+      await rig.peer?.close();
       await rig.app.close();
       await rig.observer.end();
     }

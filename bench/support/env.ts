@@ -1,4 +1,6 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
 import type { Client } from 'pg';
 
 /** What every scenario gets from the runner. */
@@ -63,4 +65,21 @@ export async function describeEnvironment(client: Client): Promise<Environment> 
     ),
     otherDatabases: Number(dbs.rows[0]?.n ?? 0),
   };
+}
+
+/**
+ * The version of an installed package (for peer baselines: printed beside their figures),
+ * read next to its entry point, since a package's `exports` may hide its package.json.
+ */
+export function installedVersion(name: string): string {
+  let dir = dirname(require.resolve(name));
+  while (dirname(dir) !== dir) {
+    const file = join(dir, 'package.json');
+    if (existsSync(file)) {
+      const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === name && pkg.version) return pkg.version;
+    }
+    dir = dirname(dir);
+  }
+  return 'unknown';
 }
