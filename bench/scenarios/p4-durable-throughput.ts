@@ -368,8 +368,13 @@ async function run(options: BenchOptions): Promise<ScenarioOutcome> {
           windows: ours.map(({ statements, ...w }) => ({ ...w, statements: statements.total })),
           statementsPerContinuation: statementShapes(ours),
           raw,
-          peer: peer.length
-            ? { name: 'graphile-worker', version: GRAPHILE_VERSION, windows: peer }
+          peer: rig.peer
+            ? {
+                name: 'graphile-worker',
+                version: GRAPHILE_VERSION,
+                windows: peer,
+                lockedAfterStop: await rig.peer.lockedAfterStop(),
+              }
             : 'not run (--quick)',
           decisionsRecorded: rig.decided.length,
           carriedOut: audit.runs,
