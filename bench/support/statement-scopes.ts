@@ -20,8 +20,9 @@ export const STATEMENTS_PER_DECISION_BOUNDS = {
   /** P1: the continuation that request launched, up to the settle (demo-editor, one round): 22. */
   inlineContinuation: 22,
   /**
-   * P4: one durable continuation, worker pickup to settle, averaged over a window (claims
-   * come in batches and heartbeats are shared): 33.3 today, 34 with one claim per run.
+   * P4: one durable continuation, worker pickup to settle, averaged over a window: 33.3-33.4
+   * today (the SKIP LOCKED claim takes ~6 runs per statement). One more statement per run
+   * (34.3), or claims no longer batched (34.1), fails it.
    */
   durableContinuation: 34,
 } as const;
