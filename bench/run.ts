@@ -15,6 +15,7 @@ import { roundDeep } from './support/stats';
 interface Args {
   readonly quick: boolean;
   readonly only: string[] | null;
+  readonly profile: boolean;
 }
 
 function parseArgs(argv: readonly string[]): Args {
@@ -24,7 +25,7 @@ function parseArgs(argv: readonly string[]): Args {
     else if (arg.startsWith('--only=')) only = arg.slice('--only='.length);
   }
   const ids = only === null ? null : only.split(',').map((s) => s.trim().toUpperCase());
-  return { quick: argv.includes('--quick'), only: ids };
+  return { quick: argv.includes('--quick'), only: ids, profile: argv.includes('--profile') };
 }
 
 async function runOne(
@@ -72,7 +73,7 @@ async function main(): Promise<number> {
   let failed = 0;
   for (const scenario of chosen) {
     console.log(`\n## ${scenario.id}: ${scenario.title}${args.quick ? ' (quick)' : ''}`);
-    const result = await runOne(scenario, { quick: args.quick, databaseUrl }, argv);
+    const result = await runOne(scenario, { quick: args.quick, databaseUrl, profile: args.profile }, argv);
     const file = join(outDir, `${scenario.id}${args.quick ? '-quick' : ''}.json`);
     writeFileSync(file, JSON.stringify(roundDeep(result), null, 2) + '\n');
     for (const line of result.summary) console.log(`  ${line}`);

@@ -1,4 +1,5 @@
 import type { Scenario } from './scenario';
+import { P0 } from './scenarios/p0-request-overhead';
 import { P1 } from './scenarios/p1-decision-latency';
 import { P2 } from './scenarios/p2-double-click';
 import { P3 } from './scenarios/p3-fan-out';
@@ -8,4 +9,4 @@ import { P6 } from './scenarios/p6-recovery';
 import { M1 } from './scenarios/m1-memory';
 
 /** Every scenario of docs/benchmarks.md that exists so far, in order. */
-export const SCENARIOS: Scenario[] = [P1, P2, P3, P4, P5, P6, M1];
+export const SCENARIOS: Scenario[] = [P0, P1, P2, P3, P4, P5, P6, M1];

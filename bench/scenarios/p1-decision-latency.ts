@@ -7,6 +7,7 @@ import { decisionTraces, startWaitingRuns, type WaitingRun } from '../support/de
 import { describeEnvironment, type BenchOptions } from '../support/env';
 import { checkAll, type Check, type Figure } from '../support/report';
 import { quantile, ratio, summarize } from '../support/stats';
+import { scopeTotal, statementBoundCheck, STATEMENTS_PER_DECISION_BOUNDS } from '../support/statement-scopes';
 import type { Scenario, ScenarioOutcome } from '../scenario';
 import {
   decisionProblems,
@@ -79,7 +80,8 @@ interface PerRep {
   readonly echoP50: number;
   readonly viewerP50: number;
   readonly appStatementP50: number;
-  readonly queriesP50: number;
+  readonly requestStatementsP50: number;
+  readonly continuationStatementsP50: number;
 }
 
 function perRep(decisions: DecisionSample[], baselines: BaselineSample[]): PerRep[] {
@@ -98,7 +100,8 @@ function perRep(decisions: DecisionSample[], baselines: BaselineSample[]): PerRe
       echoP50: pq(b.echoMs, 0.5),
       viewerP50: pq(b.viewerMs, 0.5),
       appStatementP50: pq(b.appStatementMs, 0.5),
-      queriesP50: of((d) => d.queries.total, 0.5),
+      requestStatementsP50: of((d) => scopeTotal(d.queries, 'request'), 0.5),
+      continuationStatementsP50: of((d) => scopeTotal(d.queries, 'continuation'), 0.5),
     };
   });
 }
@@ -144,9 +147,14 @@ function figures(reps: PerRep[]): Figure[] {
     { name: 'reference: raw conditional UPDATE commit, p50', unit: 'ms', ours: s((r) => r.commitP50) },
     { name: 'reference: raw ws echo round trip, p50', unit: 'ms', ours: s((r) => r.echoP50) },
     {
-      name: 'statements of the app per approveRun (request in flight), median',
+      name: 'statements of the app per inline approveRun request (token check .. receipt)',
       unit: '',
-      ours: s((r) => r.queriesP50),
+      ours: s((r) => r.requestStatementsP50),
+    },
+    {
+      name: 'statements of the continuation it launched (.. settle)',
+      unit: '',
+      ours: s((r) => r.continuationStatementsP50),
     },
   ];
 }
@@ -185,13 +193,31 @@ async function checks(
       ok: commitFailures === 0,
       detail: `failed: ${commitFailures}`,
     },
+    statementBoundCheck(
+      'statements per inline approveRun request',
+      decisions.map((d) => scopeTotal(d.queries, 'request')),
+      STATEMENTS_PER_DECISION_BOUNDS.inlineRequest,
+    ),
+    statementBoundCheck(
+      'statements per inline continuation',
+      decisions.map((d) => scopeTotal(d.queries, 'continuation')),
+      STATEMENTS_PER_DECISION_BOUNDS.inlineContinuation,
+    ),
   ];
 }
 
 function details(plan: Plan, reps: PerRep[], decisions: DecisionSample[]) {
-  const shapes = new Map<string, number>();
-  for (const d of decisions)
-    for (const q of d.queries.byShape) shapes.set(q.shape, (shapes.get(q.shape) ?? 0) + q.count);
+  const perDecision = (scope: string) => {
+    const shapes = new Map<string, number>();
+    for (const d of decisions)
+      for (const q of d.queries.scopes[scope]?.byShape ?? [])
+        shapes.set(q.shape, (shapes.get(q.shape) ?? 0) + q.count);
+    return Object.fromEntries(
+      [...shapes.entries()]
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, v]) => [k, v / Math.max(1, decisions.length)]),
+    );
+  };
   return {
     plan: {
       ...plan,
@@ -207,7 +233,8 @@ function details(plan: Plan, reps: PerRep[], decisions: DecisionSample[]) {
         'same start .. the first runProgress `next` frame with a step count above the snapshot, read off the subscriber socket',
       publish: 'the app EventBus publish of that event, stamped by an in-process listener (same clock)',
       queries:
-        'statements sent by the app pool (application_name countersign) while the request was in flight',
+        'statements sent by the app pool (application_name countersign) from the request until the run settled, ' +
+        'by async scope: request (the HTTP request), continuation (RunExecutor.launch), subscriber (token re-checks), other',
     },
     perRep: reps,
     pooled: {
@@ -218,18 +245,21 @@ function details(plan: Plan, reps: PerRep[], decisions: DecisionSample[]) {
       eventBeforeReceipt: decisions.filter((d) => d.firstEventMs < d.receiptMs).length,
       decisions: decisions.length,
     },
-    statementsPerApproveRun: Object.fromEntries(
-      [...shapes.entries()]
-        .sort((a, b) => b[1] - a[1])
-        .map(([k, v]) => [k, v / Math.max(1, decisions.length)]),
-    ),
+    statementsPerDecision: {
+      bounds: STATEMENTS_PER_DECISION_BOUNDS,
+      request: perDecision('request'),
+      continuation: perDecision('continuation'),
+      subscriber: perDecision('subscriber'),
+      other: perDecision('other'),
+    },
     decisions: decisions.map((d) => ({
       rep: d.rep,
       receiptMs: d.receiptMs,
       firstEventMs: d.firstEventMs,
       publishMs: d.publishMs,
       deliveryMs: d.deliveryMs,
-      queries: d.queries.total,
+      requestStatements: scopeTotal(d.queries, 'request'),
+      continuationStatements: scopeTotal(d.queries, 'continuation'),
     })),
   };
 }

@@ -12,6 +12,8 @@ import { demoIds, type DemoIds } from '../support/demo';
 import type { GraphQLClient } from '../support/graphql';
 import { rawClient } from '../support/pg';
 import { QueryCounter, type QueryCount } from '../support/query-counter';
+import { scopeContinuations, scopeHttpRequests, scopeSubscriberChecks } from '../support/statement-scopes';
+import { RunExecutor } from '../../src/modules/runs';
 import { EchoRig } from '../support/raw-ws';
 import { msSince, sleep } from '../support/stats';
 import { GqlWsConnection, type WsMessage } from '../support/ws-subscriber';
@@ -45,6 +47,10 @@ export async function prepareRig(db: BenchDatabase): Promise<Rig> {
     const echo = await EchoRig.open();
     opened.push(echo);
     const subscriber = await GqlWsConnection.open(app.wsUrl, db.tokens.alice!);
+    const queries = QueryCounter.install();
+    scopeHttpRequests(app.app, queries);
+    scopeContinuations(app.app, queries);
+    scopeSubscriberChecks(app.app, queries);
     return {
       db,
       app,
@@ -52,7 +58,7 @@ export async function prepareRig(db: BenchDatabase): Promise<Rig> {
       ids: await demoIds(observer),
       commits,
       echo,
-      queries: QueryCounter.install(),
+      queries,
       owner: app.gql.as(db.tokens.alice!),
       approver: app.gql.as(db.tokens.carol!),
       subscriber,
@@ -90,7 +96,11 @@ export interface DecisionSample {
   readonly publishMs: number;
   /** That event's publish .. its frame at the subscriber (the delivery alone). */
   readonly deliveryMs: number;
-  /** Statements of the app's pool while the request was in flight (continuation ones included). */
+  /**
+   * Statements of the app's pool from the request until the run settled, by scope: `request`
+   * (the HTTP request: token check .. receipt), `continuation` (the segment it launched, up to
+   * the settle), `other` (the subscriber's re-checks, timers).
+   */
   readonly queries: QueryCount;
   /** The frames the subscriber got (snapshot first), and how its stream ended. */
   readonly frames: ProgressFrame[];
@@ -122,8 +132,10 @@ export async function measureDecision(rig: Rig, run: WaitingRun, rep: number): P
   const mark = process.hrtime.bigint();
   const answer = await approve(rig.approver, run);
   const receiptMs = msSince(mark);
-  const queries = rig.queries.stop();
   await Promise.race([sub.done, sleep(30_000)]);
+  // why: the settle commits before SETTLED is published; this also covers anything after it.
+  await rig.app.app.get(RunExecutor).settled(run.runId);
+  const queries = rig.queries.stop();
   await tap.close();
   const published = tap.firstProgress((e) => e.kind === 'PROGRESS' && e.stepCount > run.stepCount);
   return {

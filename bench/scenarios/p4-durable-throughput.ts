@@ -8,11 +8,23 @@ import { RunExecutor, StateVault } from '../../src/modules/runs';
 import { QueuedRunPicker } from '../../src/modules/worker';
 import { bootApp, type BenchApp } from '../support/app';
 import { ClaimLoop, type ClaimLoopSample } from '../support/claim-loop';
+import {
+  GRAPHILE_VERSION,
+  GraphilePeer,
+  graphileFigures,
+  type GraphileSample,
+} from '../support/graphile-peer';
 import { approveAll, auditContinuations, cloneWaitingRuns, installPageWriteLog } from '../support/clones';
 import { withBenchDatabase, type BenchDatabase } from '../support/database';
 import { describeEnvironment, type BenchOptions } from '../support/env';
 import { upsertScriptedConfiguration } from '../support/fixtures';
 import { rawClient } from '../support/pg';
+import { QueryCounter, type QueryCount } from '../support/query-counter';
+import {
+  scopeContinuations,
+  statementBoundCheck,
+  STATEMENTS_PER_DECISION_BOUNDS,
+} from '../support/statement-scopes';
 import { checkAll, type Check, type Figure } from '../support/report';
 import { startRun, waitForRest } from '../support/runs';
 import { ratio, sleep, summarize } from '../support/stats';
@@ -24,13 +36,16 @@ interface Plan {
   readonly oursMs: number;
   /** One window of the raw loop per repetition (ms). */
   readonly rawMs: number;
+  /** One window of graphile-worker (the peer) per repetition (ms); 0: not run (quick). */
+  readonly peerMs: number;
 }
 
 const CONCURRENCY = 10;
 // why: 6 x 10 s is the design's 60 s of worker time, in windows interleaved with the baseline.
-const FULL_PLAN: Plan = { reps: 6, oursMs: 10_000, rawMs: 10_000 };
+const FULL_PLAN: Plan = { reps: 6, oursMs: 10_000, rawMs: 10_000, peerMs: 10_000 };
 // why: CI runs --quick; 5 x (1.2 s + 0.8 s) plus the set-up stays near 20 s on a loaded machine.
-const QUICK_PLAN: Plan = { reps: 5, oursMs: 1_200, rawMs: 800 };
+// why: the graphile-worker peer is left out of --quick (CI).
+const QUICK_PLAN: Plan = { reps: 5, oursMs: 1_200, rawMs: 800, peerMs: 0 };
 
 /** The approved write, then one scripted round (the final answer). */
 const ROUNDS = [
@@ -43,12 +58,15 @@ interface Rig {
   readonly app: BenchApp;
   readonly observer: Client;
   readonly loop: ClaimLoop;
+  /** graphile-worker on the same database (full run only). */
+  readonly peer: GraphilePeer | null;
   readonly picker: QueuedRunPicker;
   readonly executor: RunExecutor;
   readonly configurationId: string;
   readonly templateId: string;
   /** Every run given a recorded decision. */
   readonly decided: string[];
+  readonly queries: QueryCounter;
   nextWorkspace: number;
 }
 
@@ -60,9 +78,14 @@ interface Window {
   /** Recorded decisions still waiting when the window closed (0: the backlog ran dry). */
   readonly backlogLeft: number;
   readonly backlogAtStart: number;
+  /** Continuations claimed from the picker's start until every segment ended. */
+  readonly claimed: number;
+  /** Statements of the app's pool over the same span (pickup, continuations, heartbeats). */
+  readonly statements: QueryCount;
+  readonly statementsPerContinuation: number;
 }
 
-async function prepareRig(db: BenchDatabase): Promise<Rig> {
+async function prepareRig(db: BenchDatabase, plan: Plan): Promise<Rig> {
   const observer = await rawClient(db.url, 'countersign-bench-p4-observer');
   await installPageWriteLog(observer);
   const configurationId = await upsertScriptedConfiguration(observer, {
@@ -93,16 +116,21 @@ async function prepareRig(db: BenchDatabase): Promise<Rig> {
   const rest = await waitForRest(observer, templateId, 30_000);
   if (rest.status !== 'WAITING_FOR_APPROVAL') throw new Error(`the template run ended ${rest.status}`);
   const loop = await ClaimLoop.open(db.url, CONCURRENCY);
+  const peer = plan.peerMs > 0 ? await GraphilePeer.open(db.url, CONCURRENCY) : null;
+  const queries = QueryCounter.install();
+  scopeContinuations(app.app, queries);
   return {
     db,
     app,
     observer,
     loop,
+    peer,
     picker,
     executor: app.app.get(RunExecutor),
     configurationId,
     templateId,
     decided: [],
+    queries,
     nextWorkspace: 2,
   };
 }
@@ -139,12 +167,15 @@ async function clock(client: Client): Promise<number> {
 async function workerWindow(rig: Rig, ms: number, rep: number): Promise<Window> {
   const backlogAtStart = await backlog(rig);
   const t0 = await clock(rig.observer);
+  rig.queries.start();
   rig.picker.start();
   await sleep(ms);
   const t1 = await clock(rig.observer);
   const backlogLeft = await backlog(rig);
   await rig.picker.stop();
   while (rig.executor.activeCount() > 0) await sleep(10);
+  const statements = rig.queries.stop();
+  const claimed = backlogAtStart - (await backlog(rig));
   // why: settle's finished_at is the server's now() of the settling transaction.
   const done = await rig.observer.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM run WHERE configuration_id = $1
@@ -153,7 +184,17 @@ async function workerWindow(rig: Rig, ms: number, rep: number): Promise<Window> 
   );
   const seconds = (t1 - t0) / 1000;
   const completed = done.rows[0]!.n;
-  return { rep, completed, seconds, perSecond: completed / seconds, backlogLeft, backlogAtStart };
+  return {
+    rep,
+    completed,
+    seconds,
+    perSecond: completed / seconds,
+    backlogLeft,
+    backlogAtStart,
+    claimed,
+    statements,
+    statementsPerContinuation: statements.total / Math.max(1, claimed),
+  };
 }
 
 async function measure(rig: Rig, plan: Plan) {
@@ -165,8 +206,10 @@ async function measure(rig: Rig, plan: Plan) {
   await rig.loop.run(500);
   const ours: Window[] = [];
   const raw: Array<ClaimLoopSample & { rep: number }> = [];
+  const peer: Array<GraphileSample & { rep: number }> = [];
   let rate = 60;
   let rawRate = 2000;
+  let peerRate = 500;
   for (let rep = 1; rep <= plan.reps; rep++) {
     await rig.loop.refill(Math.ceil((rawRate * plan.rawMs * 2) / 1000) + 1000);
     const r = await rig.loop.run(plan.rawMs);
@@ -177,11 +220,19 @@ async function measure(rig: Rig, plan: Plan) {
     const w = await workerWindow(rig, plan.oursMs, rep);
     ours.push(w);
     rate = Math.max(rate, w.perSecond);
+    if (rig.peer) {
+      await rig.peer.refill(Math.ceil((peerRate * plan.peerMs * 1.5) / 1000) + 1000);
+      const g = await rig.peer.run(plan.peerMs);
+      peer.push({ ...g, rep });
+      peerRate = Math.max(peerRate, g.perSecond);
+    }
     process.stdout.write(
-      `  repetition ${rep}/${plan.reps}: ${w.perSecond.toFixed(1)} continuations/s, raw ${r.perSecond.toFixed(0)}/s\n`,
+      `  repetition ${rep}/${plan.reps}: ${w.perSecond.toFixed(1)} continuations/s, raw ${r.perSecond.toFixed(0)}/s` +
+        (rig.peer ? `, graphile-worker ${peer[peer.length - 1]!.perSecond.toFixed(0)} jobs/s` : '') +
+        '\n',
     );
   }
-  return { ours, raw, refused };
+  return { ours, raw, peer, refused };
 }
 
 async function checks(
@@ -233,13 +284,24 @@ async function checks(
       checkAll('step_count = run_step rows, sequences 1..n', ids.length, audit.stepLogProblems),
       { name: 'raw loop: 0 jobs claimed twice', ok: rawDuplicates === 0, detail: `${rawDuplicates}` },
       checkAll('the backlog never ran dry inside a window', ours.length, dry),
+      statementBoundCheck(
+        'statements per durable continuation (pickup .. settle, per window)',
+        ours.map((w) => Math.round(w.statementsPerContinuation * 10) / 10),
+        STATEMENTS_PER_DECISION_BOUNDS.durableContinuation,
+      ),
     ],
   };
 }
 
-function figures(ours: Window[], raw: readonly ClaimLoopSample[]): Figure[] {
+function figures(ours: Window[], raw: readonly ClaimLoopSample[], peer: readonly GraphileSample[]): Figure[] {
   const ratios = ours.map((w, i) => ratio(w.perSecond, raw[i]!.perSecond));
   const r = summarize(ratios);
+  const peerFigures = graphileFigures(
+    ours.map((w) => w.perSecond),
+    raw.map((x) => x.perSecond),
+    peer,
+    CONCURRENCY,
+  );
   return [
     {
       name: `durable continuations per second (worker concurrency ${CONCURRENCY})`,
@@ -252,17 +314,42 @@ function figures(ours: Window[], raw: readonly ClaimLoopSample[]): Figure[] {
       ratio: r,
       target: { text: '>= 0.5x', met: r.median >= 0.5 },
     },
+    ...peerFigures,
   ];
+}
+
+/** Statements per durable continuation by scope and shape, over every window. */
+function statementShapes(ours: readonly Window[]) {
+  const claimed = Math.max(
+    1,
+    ours.reduce((n, w) => n + w.claimed, 0),
+  );
+  const out: Record<string, Record<string, number>> = {};
+  for (const w of ours) {
+    for (const [scope, count] of Object.entries(w.statements.scopes)) {
+      const shapes = (out[scope] ??= {});
+      for (const q of count.byShape) shapes[q.shape] = (shapes[q.shape] ?? 0) + q.count / claimed;
+    }
+  }
+  return { bounds: STATEMENTS_PER_DECISION_BOUNDS, claimed, byScope: out };
 }
 
 async function run(options: BenchOptions): Promise<ScenarioOutcome> {
   const plan = options.quick ? QUICK_PLAN : FULL_PLAN;
   return withBenchDatabase(options.databaseUrl, 'p4', async (db) => {
-    const rig = await prepareRig(db);
+    const rig = await prepareRig(db, plan);
     try {
       const environment = await describeEnvironment(rig.observer);
-      const { ours, raw, refused } = await measure(rig, plan);
+      const { ours, raw, peer, refused } = await measure(rig, plan);
       const { checks: list, audit } = await checks(rig, ours, refused, environment.settings);
+      if (rig.peer)
+        list.push(
+          checkAll(
+            'graphile-worker: every job ran once, none failed',
+            peer.length,
+            await rig.peer.problems(),
+          ),
+        );
       const steps = await rig.observer.query<{ kind: string; n: number }>(
         `SELECT kind, count(*)::int AS n FROM run_step WHERE run_id = $1 GROUP BY kind`,
         [rig.decided[0]],
@@ -271,21 +358,31 @@ async function run(options: BenchOptions): Promise<ScenarioOutcome> {
         database: db.name,
         environment,
         checks: list,
-        figures: figures(ours, raw),
+        figures: figures(ours, raw, peer),
         details: {
           plan: { ...plan, concurrency: CONCURRENCY, bus: 'in-memory' },
           continuation:
             'claim DECISION_RECORDED -> RUNNING, APPROVAL step, pages_update inside a pending effect ' +
             '(TOOL + TOOL_WRITE steps), one scripted round (REQUEST + LLM steps), settle COMPLETED, decision outcome',
           stepsOfOneRun: Object.fromEntries(steps.rows.map((s) => [s.kind, s.n])),
-          windows: ours,
+          windows: ours.map(({ statements, ...w }) => ({ ...w, statements: statements.total })),
+          statementsPerContinuation: statementShapes(ours),
           raw,
+          peer: rig.peer
+            ? {
+                name: 'graphile-worker',
+                version: GRAPHILE_VERSION,
+                windows: peer,
+                lockedAfterStop: await rig.peer.lockedAfterStop(),
+              }
+            : 'not run (--quick)',
           decisionsRecorded: rig.decided.length,
           carriedOut: audit.runs,
         },
       };
     } finally {
       await rig.loop.close();
+      await rig.peer?.close();
       await rig.app.close();
       await rig.observer.end();
     }

@@ -5,6 +5,7 @@ import { withBenchDatabase } from '../support/database';
 import { describeEnvironment, type BenchOptions } from '../support/env';
 import { checkAll, type Check } from '../support/report';
 import type { Scenario, ScenarioOutcome } from '../scenario';
+import { openPeer, peerChecks, peerDetails, peerFigures, type PeerSample } from './p5-peer';
 import {
   baselineFigures,
   headlineFigures,
@@ -36,6 +37,8 @@ interface Plan {
   readonly commits: number;
   /** Run lengths run once before measuring (JIT, pools, caches). */
   readonly warmup: readonly number[];
+  /** Repetitions (the first ones) that also run the LangGraph peer at every size; 0: none. */
+  readonly peerReps: number;
 }
 
 const FULL_PLAN: Plan = {
@@ -44,10 +47,19 @@ const FULL_PLAN: Plan = {
   reps: 7,
   commits: 300,
   warmup: [10, 100],
+  peerReps: 3,
 };
 // why: CI runs --quick on every push; 10/100/200 rounds keep it well under a minute on a
 // loaded 2-core machine while still comparing a short run with a long one.
-const QUICK_PLAN: Plan = { sizes: [10, 100, 200], fullPrivacySizes: [], reps: 5, commits: 100, warmup: [10] };
+// The LangGraph peer is left out of --quick (CI).
+const QUICK_PLAN: Plan = {
+  sizes: [10, 100, 200],
+  fullPrivacySizes: [],
+  reps: 5,
+  commits: 100,
+  warmup: [10],
+  peerReps: 0,
+};
 
 /** The app's iteration ceiling for P5 (above the env schema's 100; set after validation). */
 const CEILING = 600;
@@ -60,19 +72,28 @@ function variantsOf(plan: Plan): Variant[] {
 }
 
 /** Warm-up, then `reps` x (baseline batches, one run of each variant), interleaved. */
-async function measure(rig: Rig, plan: Plan): Promise<{ runs: RunSample[]; baselines: BaselineSample[] }> {
+async function measure(rig: Rig, plan: Plan) {
   let sample: RunSample | null = null;
   for (const rounds of plan.warmup) sample = await measureRun(rig, { rounds, privacy: 'METADATA' }, 0);
   const replay = await storedSteps(rig, sample!.runId);
   await measureBaseline(rig, 50, 0, replay);
+  const opened = plan.peerReps > 0 ? await openPeer(rig) : null;
   const runs: RunSample[] = [];
   const baselines: BaselineSample[] = [];
-  for (let rep = 1; rep <= plan.reps; rep++) {
-    baselines.push(await measureBaseline(rig, plan.commits, rep, replay));
-    for (const v of variantsOf(plan)) runs.push(await measureRun(rig, v, rep));
-    process.stdout.write(`  repetition ${rep}/${plan.reps} done\n`);
+  const peer: PeerSample[] = [];
+  try {
+    for (let rep = 1; rep <= plan.reps; rep++) {
+      baselines.push(await measureBaseline(rig, plan.commits, rep, replay));
+      for (const v of variantsOf(plan)) runs.push(await measureRun(rig, v, rep));
+      if (opened && rep <= plan.peerReps) {
+        for (const rounds of plan.sizes) peer.push({ ...(await opened.peer.run(rounds)), rep });
+      }
+      process.stdout.write(`  repetition ${rep}/${plan.reps} done\n`);
+    }
+  } finally {
+    await opened?.peer.close();
   }
-  return { runs, baselines };
+  return { runs, baselines, peer, peerSizes: opened?.sizes ?? null };
 }
 
 /** Informational (never fails): how WAL was attributed, and how many spans could be read back. */
@@ -173,14 +194,14 @@ async function run(options: BenchOptions): Promise<ScenarioOutcome> {
     const rig = await prepareRig(db, variantsOf(plan), CEILING);
     try {
       const environment = await describeEnvironment(rig.observer);
-      const { runs, baselines } = await measure(rig, plan);
+      const { runs, baselines, peer, peerSizes } = await measure(rig, plan);
       const d = details(plan, rig, runs, baselines);
       return {
         database: db.name,
         environment,
-        checks: checks(rig, runs, baselines, environment.settings),
-        figures: headlineFigures(d.sized, d.base),
-        details: d.details,
+        checks: [...checks(rig, runs, baselines, environment.settings), ...peerChecks(peer)],
+        figures: [...headlineFigures(d.sized, d.base), ...peerFigures(plan.sizes, runs, peer)],
+        details: { ...d.details, peer: peerDetails(peerSizes, peer) },
       };
     } finally {
       await releaseRig(rig);

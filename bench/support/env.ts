@@ -1,4 +1,6 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
 import type { Client } from 'pg';
 
 /** What every scenario gets from the runner. */
@@ -6,6 +8,8 @@ export interface BenchOptions {
   readonly quick: boolean;
   /** The PostgreSQL server (any database on it); each scenario creates its own database there. */
   readonly databaseUrl: string;
+  /** `--profile`: scenarios that can (P0) run part of their work under the CPU profiler. */
+  readonly profile: boolean;
 }
 
 /** The same server URL with another database name. */
@@ -61,4 +65,21 @@ export async function describeEnvironment(client: Client): Promise<Environment> 
     ),
     otherDatabases: Number(dbs.rows[0]?.n ?? 0),
   };
+}
+
+/**
+ * The version of an installed package (for peer baselines: printed beside their figures),
+ * read next to its entry point, since a package's `exports` may hide its package.json.
+ */
+export function installedVersion(name: string): string {
+  let dir = dirname(require.resolve(name));
+  while (dirname(dir) !== dir) {
+    const file = join(dir, 'package.json');
+    if (existsSync(file)) {
+      const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === name && pkg.version) return pkg.version;
+    }
+    dir = dirname(dir);
+  }
+  return 'unknown';
 }

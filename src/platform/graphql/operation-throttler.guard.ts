@@ -1,10 +1,11 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
 import { GqlExecutionContext } from '@nestjs/graphql';
-import { ThrottlerGuard, ThrottlerModuleOptions, ThrottlerStorageService } from '@nestjs/throttler';
+import { ThrottlerGuard, ThrottlerModuleOptions } from '@nestjs/throttler';
 import type { ThrottlerLimitDetail, ThrottlerStorage } from '@nestjs/throttler';
 import { SharedCounters } from '../redis/shared-counters';
 import type { AppConfig } from '../../config/app-config';
 import { Refusal } from '../../common/refusal';
+import { HitLogStorage } from './hit-log-storage';
 import type { GqlContext } from '../auth/access.guard';
 import type { AuthUser } from '../auth/auth-user';
 
@@ -20,7 +21,7 @@ type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>
  * Redis cannot be reached it counts in this instance's memory instead of refusing or waiting.
  */
 export class SharedThrottlerStorage implements ThrottlerStorage {
-  private readonly local = new ThrottlerStorageService();
+  private readonly local = new HitLogStorage();
 
   constructor(private readonly counters: SharedCounters) {}
 
@@ -49,7 +50,8 @@ export function throttlerOptions(config: AppConfig, counters: SharedCounters): T
   return {
     throttlers: [{ name: OPERATIONS_THROTTLER, ttl: 60_000, limit: config.rateLimitPerMinute }],
     setHeaders: false,
-    ...(counters.shared ? { storage: new SharedThrottlerStorage(counters) } : {}),
+    // why: the stock in-memory storage costs O(hits in the last minute) per request.
+    storage: counters.shared ? new SharedThrottlerStorage(counters) : new HitLogStorage(),
   };
 }
 

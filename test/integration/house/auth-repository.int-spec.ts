@@ -49,6 +49,35 @@ describe('AuthRepository', () => {
     expect(await repository.findTokenWithUser('00000000-0000-4000-8000-000000000000')).toBeNull();
   });
 
+  it('reads dates as dates (a revocation is a Date, not a string) and many tokens at once', async () => {
+    const erin = (await repository.findTokenByHash(hashToken(demoTokens().erin!)))!;
+    const alice = (await repository.findTokenByHash(hashToken(demoTokens().alice!)))!;
+    const at = new Date('2030-02-01T00:00:00Z');
+    await ds.query('UPDATE api_token SET revoked_at = $2, expires_at = $2 WHERE id = $1', [erin.id, at]);
+    const [both, none] = [
+      await repository.findTokensWithUsers([erin.id, alice.id]),
+      await repository.findTokensWithUsers([]),
+    ];
+    expect(none).toEqual([]);
+    const byName = Object.fromEntries(both.map((t) => [t.user!.username, t]));
+    expect(byName.erin!.revokedAt).toEqual(at);
+    expect(byName.erin!.expiresAt).toEqual(at);
+    expect(byName.alice!.revokedAt).toBeNull();
+    expect(byName.alice!.createdAt).toBeInstanceOf(Date);
+    expect(byName.alice!.user!.groups!.map((g) => g.name)).toEqual(['editors']);
+  });
+
+  it('finds a user with their groups by id, and nothing for an unknown id', async () => {
+    const carol = (await repository.findTokenByHash(hashToken(demoTokens().carol!)))!.user!;
+    const user = await repository.findUserWithGroups(carol.id);
+    expect(user).toMatchObject({ id: carol.id, username: 'carol', isAdmin: false });
+    expect(user!.createdAt).toBeInstanceOf(Date);
+    expect(user!.groups!.map((g) => [g.name, g.grants])).toEqual(
+      carol.groups!.map((g) => [g.name, g.grants]),
+    );
+    expect(await repository.findUserWithGroups(987654)).toBeNull();
+  });
+
   it("records a token's use at most once a minute", async () => {
     const { id } = (await repository.findTokenByHash(hashToken(demoTokens().dave!)))!;
     const lastUsed = async (): Promise<Date | null> => (await repository.findTokenWithUser(id))!.lastUsedAt;

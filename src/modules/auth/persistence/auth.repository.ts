@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, In } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { managerOf } from '../../../platform/database/transaction-runner';
 import { AuthUser, Grant, GRANTS, GroupPermissions } from '../../../platform/auth/auth-user';
 import { ApiTokenEntity } from './api-token.entity';
@@ -31,37 +31,120 @@ export function toAuthUser(user: UserEntity, tokenId: string): AuthUser {
   };
 }
 
+/** The groups of user `u` as a JSON array (ordered by id), for a select list. */
+const GROUPS_OF_U = `COALESCE((SELECT json_agg(json_build_object('id', g.id, 'name', g.name, 'grants', g.grants,
+        'showPageIds', g.show_page_ids, 'editPageIds', g.edit_page_ids,
+        'editLanguageIds', g.edit_language_ids) ORDER BY g.id)
+      FROM group_member m JOIN access_group g ON g.id = m.group_id WHERE m.user_id = u.id), '[]') AS groups`;
+
+/** One token, its user and the user's groups, as `tokensWhere` reads them. */
+const TOKEN_WITH_USER = `SELECT t.id, t.user_id, t.token_hash, t.label, t.created_at, t.last_used_at,
+    t.expires_at, t.revoked_at, u.username, u.display_name, u.locale, u.is_admin,
+    u.created_at AS user_created_at, ${GROUPS_OF_U}
+  FROM api_token t JOIN app_user u ON u.id = t.user_id`;
+
+/** A user and their groups. */
+const USER_WITH_GROUPS = `SELECT u.id AS user_id, u.username, u.display_name, u.locale, u.is_admin,
+    u.created_at AS user_created_at, ${GROUPS_OF_U}
+  FROM app_user u WHERE u.id = $1`;
+
+type UserRow = Pick<
+  TokenRow,
+  'user_id' | 'username' | 'display_name' | 'locale' | 'is_admin' | 'user_created_at' | 'groups'
+>;
+
+interface TokenRow {
+  id: string;
+  user_id: number;
+  token_hash: string;
+  label: string;
+  created_at: Date | string;
+  last_used_at: Date | string | null;
+  expires_at: Date | string | null;
+  revoked_at: Date | string | null;
+  username: string;
+  display_name: string;
+  locale: string;
+  is_admin: boolean;
+  user_created_at: Date | string;
+  groups: GroupEntity[] | string;
+}
+
+// why: the pg driver and PGlite both parse timestamptz and json, but a driver that hands
+// back text must not turn a revocation into a truthy string or the groups into characters.
+const dateOf = (v: Date | string): Date => (v instanceof Date ? v : new Date(v));
+const maybeDate = (v: Date | string | null): Date | null => (v === null ? null : dateOf(v));
+
+function toUserEntity(r: UserRow): UserEntity {
+  return Object.assign(new UserEntity(), {
+    id: r.user_id,
+    username: r.username,
+    displayName: r.display_name,
+    locale: r.locale,
+    isAdmin: r.is_admin,
+    createdAt: dateOf(r.user_created_at),
+    groups: (typeof r.groups === 'string' ? (JSON.parse(r.groups) as GroupEntity[]) : r.groups).map((g) =>
+      Object.assign(new GroupEntity(), g),
+    ),
+  });
+}
+
+function toTokenEntity(r: TokenRow): ApiTokenEntity {
+  const user = toUserEntity(r);
+  return Object.assign(new ApiTokenEntity(), {
+    id: r.id,
+    userId: r.user_id,
+    user,
+    tokenHash: r.token_hash,
+    label: r.label,
+    createdAt: dateOf(r.created_at),
+    lastUsedAt: maybeDate(r.last_used_at),
+    expiresAt: maybeDate(r.expires_at),
+    revokedAt: maybeDate(r.revoked_at),
+  });
+}
+
 @Injectable()
 export class AuthRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** The token with this hash and its user with groups, in one query. */
+  /** The token with this hash and its user with groups, in one statement. */
   async findTokenByHash(hash: string, manager: EntityManager = managerOf(this.dataSource)) {
-    return manager.findOne(ApiTokenEntity, {
-      where: { tokenHash: hash },
-      relations: { user: { groups: true } },
-    });
+    const rows = await this.tokensWhere('t.token_hash = $1', [hash], manager);
+    return rows[0] ?? null;
   }
 
   async findTokenWithUser(tokenId: string, manager: EntityManager = managerOf(this.dataSource)) {
-    return manager.findOne(ApiTokenEntity, {
-      where: { id: tokenId },
-      relations: { user: { groups: true } },
-    });
+    const rows = await this.tokensWhere('t.id = $1', [tokenId], manager);
+    return rows[0] ?? null;
   }
 
   /** Tokens with their users and groups, by id (the per-event re-checks of many subscribers at once). */
   async findTokensWithUsers(tokenIds: readonly string[]): Promise<ApiTokenEntity[]> {
     if (tokenIds.length === 0) return [];
-    return managerOf(this.dataSource).find(ApiTokenEntity, {
-      where: { id: In([...tokenIds]) },
-      relations: { user: { groups: true } },
-    });
+    return this.tokensWhere('t.id = ANY($1::uuid[])', [[...tokenIds]], managerOf(this.dataSource));
+  }
+
+  /**
+   * Tokens with their user and the user's groups in one statement (groups aggregated as JSON).
+   * why: this runs on every request; TypeORM's findOne with a to-many relation sent two
+   * statements (distinct ids with LIMIT 1, then the rows) and building them was the largest
+   * CPU item of a bare request in the profile (bench/README.md, P0).
+   */
+  private async tokensWhere(
+    condition: string,
+    params: unknown[],
+    manager: EntityManager,
+  ): Promise<ApiTokenEntity[]> {
+    const rows = await manager.query<TokenRow[]>(`${TOKEN_WITH_USER} WHERE ${condition}`, params);
+    return rows.map(toTokenEntity);
   }
 
   /** A user with their groups, for acting as them (a run's owner). */
   async findUserWithGroups(userId: number, manager: EntityManager = managerOf(this.dataSource)) {
-    return manager.findOne(UserEntity, { where: { id: userId }, relations: { groups: true } });
+    // why: one statement, as for tokens (findOne with a to-many relation sends two).
+    const rows = await manager.query<UserRow[]>(USER_WITH_GROUPS, [userId]);
+    return rows[0] ? toUserEntity(rows[0]) : null;
   }
 
   /** Records use at most once a minute per token, so authentication stays read-mostly. */
