@@ -62,7 +62,6 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
     new ValidationPipe({ transform: true, forbidUnknownValues: false, validationError: { target: false } }),
   );
   if (config.corsOrigins.length > 0) app.enableCors({ origin: [...config.corsOrigins] });
-  app.enableShutdownHooks();
   Logger.flush();
   return app;
 }

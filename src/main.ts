@@ -49,6 +49,9 @@ async function main(): Promise<void> {
   ];
   lines.push(...demoTokenLines(newTokens, embedded ? demoTokensPath(config.dataDir) : null));
   console.log(lines.join('\n') + '\n');
+  // why: the one place that handles the signals (no Nest shutdown hooks, which re-raise the
+  // signal once they are done and so raced this handler for the exit code): close the
+  // application (its shutdown hooks run), then the embedded database, then exit 0.
   const shutdown = async (): Promise<void> => {
     await app.close();
     await embedded?.close();
