@@ -14,67 +14,17 @@ import type { QueryCount, QueryCounter } from './query-counter';
 export const STATEMENTS_PER_DECISION_BOUNDS = {
   /**
    * P1: one inline approveRun HTTP request, token check to receipt (continuation excluded):
-   * 15, and 16 when the token's once-a-minute use stamp falls in it.
+   * 12 since the runs module claims with the checkpoint and reads nothing back, and 13 when the
+   * token's once-a-minute use stamp falls in it.
    */
-  inlineRequest: 16,
+  inlineRequest: 13,
   /** P1: the continuation that request launched, up to the settle (demo-editor, one round): 22. */
   inlineContinuation: 22,
   /**
-   * P4: one durable continuation, worker pickup to settle, averaged over a window: 33.3-33.4
-   * today (the SKIP LOCKED claim takes ~6 runs per statement). One more statement per run
-   * (34.3), or claims no longer batched (34.1), fails it.
+   * P4: one durable continuation, worker pickup to settle, averaged over a window: 31.2 since
+   * claims return their rows (the SKIP LOCKED claim takes several runs per statement). One more
+   * statement per run, or claims no longer batched, fails it.
    */
-  durableContinuation: 34,
-} as const;
-
-/**
- * Counts every statement sent while the app handles an HTTP request under the scope
- * `request` (the app's own server, wrapped in the bench process only).
- */
-export function scopeHttpRequests(app: INestApplication, counter: QueryCounter): void {
-  const server = app.getHttpServer() as Server;
-  const listeners = server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
-  server.removeAllListeners('request');
-  for (const listener of listeners) {
-    server.on('request', (req: IncomingMessage, res: ServerResponse) =>
-      counter.within('request', () => listener.call(server, req, res)),
-    );
-  }
-}
-
-/**
- * Counts every statement of a continuation (a segment launched by `RunExecutor.launch`, up to
- * its settle) under `continuation`, wherever it was launched from (a request, the worker).
- */
-export function scopeContinuations(app: INestApplication, counter: QueryCounter): void {
-  const executor = app.get(RunExecutor);
-  const launch = executor.launch.bind(executor);
-  executor.launch = (segment) => counter.within('continuation', () => launch(segment));
-}
-
-/**
- * Counts the subscriptions' re-checks of their tokens (per event, per operation) under
- * `subscriber`: with the in-memory bus they start inside the publish of a continuation's
- * event and would otherwise count as the continuation's own statements.
- */
-export function scopeSubscriberChecks(app: INestApplication, counter: QueryCounter): void {
-  const authenticator = app.get(Authenticator);
-  const refresh = authenticator.refresh.bind(authenticator);
-  const reload = authenticator.reload.bind(authenticator);
-  authenticator.refresh = (user) => counter.within('subscriber', () => refresh(user));
-  authenticator.reload = (user) => counter.within('subscriber', () => reload(user));
-}
-
-/** The statements of a scope in a window (0 when none were sent). */
-export const scopeTotal = (count: QueryCount, scope: string): number => count.scopes[scope]?.total ?? 0;
-
-/** Fails when any observed count is above the bound; the detail gives the spread. */
-export function statementBoundCheck(name: string, observed: readonly number[], bound: number): Check {
-  const max = observed.length ? Math.max(...observed) : NaN;
-  const min = observed.length ? Math.min(...observed) : NaN;
-  return {
-    name: `${name} <= ${bound} (STATEMENTS_PER_DECISION_BOUNDS)`,
-    ok: observed.length > 0 && max <= bound,
-    detail: `${observed.length} measured, ${min}..${max}`,
-  };
+  durableContinuation: 32,
+};
 }
