@@ -26,5 +26,56 @@ export const STATEMENTS_PER_DECISION_BOUNDS = {
    * statement per run, or claims no longer batched, fails it.
    */
   durableContinuation: 32,
-};
+} as const;
+
+/**
+ * Counts every statement sent while the app handles an HTTP request under the scope
+ * `request` (the app's own server, wrapped in the bench process only).
+ */
+export function scopeHttpRequests(app: INestApplication, counter: QueryCounter): void {
+  const server = app.getHttpServer() as Server;
+  const listeners = server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
+  server.removeAllListeners('request');
+  for (const listener of listeners) {
+    server.on('request', (req: IncomingMessage, res: ServerResponse) =>
+      counter.within('request', () => listener.call(server, req, res)),
+    );
+  }
+}
+
+/**
+ * Counts every statement of a continuation (a segment launched by `RunExecutor.launch`, up to
+ * its settle) under `continuation`, wherever it was launched from (a request, the worker).
+ */
+export function scopeContinuations(app: INestApplication, counter: QueryCounter): void {
+  const executor = app.get(RunExecutor);
+  const launch = executor.launch.bind(executor);
+  executor.launch = (segment) => counter.within('continuation', () => launch(segment));
+}
+
+/**
+ * Counts the subscriptions' re-checks of their tokens (per event, per operation) under
+ * `subscriber`: with the in-memory bus they start inside the publish of a continuation's
+ * event and would otherwise count as the continuation's own statements.
+ */
+export function scopeSubscriberChecks(app: INestApplication, counter: QueryCounter): void {
+  const authenticator = app.get(Authenticator);
+  const refresh = authenticator.refresh.bind(authenticator);
+  const reload = authenticator.reload.bind(authenticator);
+  authenticator.refresh = (user) => counter.within('subscriber', () => refresh(user));
+  authenticator.reload = (user) => counter.within('subscriber', () => reload(user));
+}
+
+/** The statements of a scope in a window (0 when none were sent). */
+export const scopeTotal = (count: QueryCount, scope: string): number => count.scopes[scope]?.total ?? 0;
+
+/** Fails when any observed count is above the bound; the detail gives the spread. */
+export function statementBoundCheck(name: string, observed: readonly number[], bound: number): Check {
+  const max = observed.length ? Math.max(...observed) : NaN;
+  const min = observed.length ? Math.min(...observed) : NaN;
+  return {
+    name: `${name} <= ${bound} (STATEMENTS_PER_DECISION_BOUNDS)`,
+    ok: observed.length > 0 && max <= bound,
+    detail: `${observed.length} measured, ${min}..${max}`,
+  };
 }
