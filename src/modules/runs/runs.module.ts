@@ -18,11 +18,15 @@ import { WorkSignal } from './application/work-signal';
 import { RunEventsResolver } from './graphql/run-events.resolver';
 import { RunsResolver } from './graphql/runs.resolver';
 import { RunsRepository } from './persistence/runs.repository';
+import { RunReadsRepository } from './persistence/run-reads.repository';
+import { RunClaimsRepository } from './persistence/run-claims.repository';
 
 @Module({
   imports: [AuthModule, ConfigurationsModule, ContentModule],
   providers: [
     RunsRepository,
+    RunReadsRepository,
+    RunClaimsRepository,
     RunSettlements,
     RunSettler,
     RunDecisions,
@@ -46,7 +50,6 @@ import { RunsRepository } from './persistence/runs.repository';
     DecidedRuns,
     QueuedRuns,
     RunsService,
-    RunsRepository,
     RunExecutor,
     StateVault,
     RunEventsPublisher,

@@ -32,9 +32,9 @@ describe('claimQueued', () => {
       ]);
       ids.push(id);
     }
-    const first = await kit.repository.claimQueued('worker:int:a', LEASE_SECONDS, 2);
+    const first = await kit.claims.claimQueued('worker:int:a', LEASE_SECONDS, 2);
     expect(first.map((c) => c.run.id).sort()).toEqual(ids.slice(0, 2).sort());
-    const second = await kit.repository.claimQueued('worker:int:b', LEASE_SECONDS, 2);
+    const second = await kit.claims.claimQueued('worker:int:b', LEASE_SECONDS, 2);
     expect(second.map((c) => c.run.id).sort()).toEqual(ids.slice(2, 4).sort());
     const tokens = [...first, ...second].map((c) => c.lease.token);
     expect(new Set(tokens).size).toBe(4);
@@ -52,7 +52,7 @@ describe('claimQueued', () => {
       expect(c.run.status).toBe('RUNNING');
     }
     expect((await rowOf(ds, ids[4]!)).status).toBe('QUEUED');
-    expect(await kit.repository.claimQueued('worker:int:c', LEASE_SECONDS, 0)).toEqual([]);
+    expect(await kit.claims.claimQueued('worker:int:c', LEASE_SECONDS, 0)).toEqual([]);
   });
 
   it('keeps the first start time of a requeued run and claims nothing when nothing is queued', async () => {
@@ -60,10 +60,10 @@ describe('claimQueued', () => {
     await ds.query(`UPDATE run SET started_at = '2020-01-01T00:00:00Z', requeue_count = 1 WHERE id = $1`, [
       id,
     ]);
-    const [claim] = await kit.repository.claimQueued('worker:int:d', LEASE_SECONDS, 10);
+    const [claim] = await kit.claims.claimQueued('worker:int:d', LEASE_SECONDS, 10);
     expect(claim?.run.id).toBe(id);
     expect(claim?.run.startedAt?.toISOString()).toBe('2020-01-01T00:00:00.000Z');
     expect(claim?.run.requeueCount).toBe(1);
-    expect(await kit.repository.claimQueued('worker:int:d', LEASE_SECONDS, 10)).toEqual([]);
+    expect(await kit.claims.claimQueued('worker:int:d', LEASE_SECONDS, 10)).toEqual([]);
   });
 });

@@ -40,7 +40,7 @@ describe('the reaper on a real database', () => {
     await kit.repository.appendStep(lease, step(1), LEASE_SECONDS);
     const checkpoint = (await rowOf(ds, lease.runId)).checkpoint;
     await expireLease(ds, lease.runId);
-    expect(byId(await kit.repository.reapExpired(100), lease.runId)).toMatchObject({
+    expect(byId(await kit.claims.reapExpired(100), lease.runId)).toMatchObject({
       id: lease.runId,
       status: 'QUEUED',
       terminationReason: null,
@@ -60,7 +60,7 @@ describe('the reaper on a real database', () => {
 
   it('leaves runs whose lease has not expired alone', async () => {
     const lease = await runningRun(kit);
-    expect(byId(await kit.repository.reapExpired(100), lease.runId)).toBeUndefined();
+    expect(byId(await kit.claims.reapExpired(100), lease.runId)).toBeUndefined();
     expect(await rowOf(ds, lease.runId)).toMatchObject({
       status: 'RUNNING',
       lease_token: lease.token,
@@ -72,7 +72,7 @@ describe('the reaper on a real database', () => {
     const lease = await runningRun(kit);
     await ds.query('UPDATE run SET requeue_count = 3 WHERE id = $1', [lease.runId]);
     await expireLease(ds, lease.runId);
-    expect(byId(await kit.repository.reapExpired(100), lease.runId)).toMatchObject({
+    expect(byId(await kit.claims.reapExpired(100), lease.runId)).toMatchObject({
       id: lease.runId,
       status: 'FAILED',
       terminationReason: 'RETRIES_EXHAUSTED',
@@ -95,8 +95,8 @@ describe('the reaper on a real database', () => {
     const outcomes: string[] = [];
     for (let i = 0; i < 4; i++) {
       await expireLease(ds, lease.runId);
-      outcomes.push(byId(await kit.repository.reapExpired(100), lease.runId)!.status);
-      const [claim] = await kit.repository.claimQueued('worker:int:again', LEASE_SECONDS, 10);
+      outcomes.push(byId(await kit.claims.reapExpired(100), lease.runId)!.status);
+      const [claim] = await kit.claims.claimQueued('worker:int:again', LEASE_SECONDS, 10);
       if (i < 3) expect(claim?.run.id).toBe(lease.runId);
       else expect(claim).toBeUndefined();
     }
@@ -114,7 +114,7 @@ describe('the reaper on a real database', () => {
     );
     expect(await new TransactionRunner(ds).run(() => kit.repository.markEffectApplied(lease))).toBe(true);
     await expireLease(ds, lease.runId);
-    expect(byId(await kit.repository.reapExpired(100), lease.runId)).toMatchObject({
+    expect(byId(await kit.claims.reapExpired(100), lease.runId)).toMatchObject({
       id: lease.runId,
       status: 'FAILED',
       terminationReason: 'NOT_RETRYABLE',
@@ -143,7 +143,7 @@ describe('the reaper on a real database', () => {
       })
       .catch(() => undefined);
     await expireLease(ds, lease.runId);
-    expect(byId(await kit.repository.reapExpired(100), lease.runId)).toMatchObject({
+    expect(byId(await kit.claims.reapExpired(100), lease.runId)).toMatchObject({
       id: lease.runId,
       status: 'QUEUED',
       terminationReason: null,

@@ -11,12 +11,16 @@ import { TransactionRunner } from '../../../src/platform/database/transaction-ru
 import type { EventBus } from '../../../src/platform/pubsub/event-bus';
 import type { Checkpoint } from '../../../src/modules/runs/core/checkpoint';
 import { Lease, RunsRepository, StoredStep } from '../../../src/modules/runs/persistence/runs.repository';
+import { RunReadsRepository } from '../../../src/modules/runs/persistence/run-reads.repository';
+import { RunClaimsRepository } from '../../../src/modules/runs/persistence/run-claims.repository';
 import { TEST_STATE_KEY } from '../../support/test-env';
 
 /** The runs persistence and vault wired by hand on one data source, with demo references. */
 export interface RunsKit {
   readonly ds: DataSource;
   readonly repository: RunsRepository;
+  readonly reads: RunReadsRepository;
+  readonly claims: RunClaimsRepository;
   readonly vault: StateVault;
   readonly configurationId: number;
   readonly ownerId: number;
@@ -31,6 +35,8 @@ export async function runsKit(ds: DataSource): Promise<RunsKit> {
   return {
     ds,
     repository: new RunsRepository(ds),
+    reads: new RunReadsRepository(ds),
+    claims: new RunClaimsRepository(ds),
     vault,
     configurationId: configuration!.id,
     ownerId: owner!.id,
@@ -170,6 +176,7 @@ export function settlerFor(
 ): RunSettler {
   return new RunSettler(
     kit.repository,
+    kit.claims,
     settlements,
     new RunEventsPublisher(bus as EventBus),
     new TransactionRunner(kit.ds),

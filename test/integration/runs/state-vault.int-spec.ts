@@ -44,7 +44,7 @@ describe('encrypted run state on a real database', () => {
     const stored = (await rowOf(ds, id)).checkpoint as string;
     expect(stored).toMatch(/^v1\.[\w-]+\.[\w-]+\.[\w-]+$/);
     expect(stored).not.toContain('Improve the SEO title');
-    const run = await kit.repository.findById(id);
+    const run = await kit.reads.findById(id);
     expect(kit.vault.open(id, run!.checkpoint)).toEqual(checkpoint);
   });
 
@@ -52,7 +52,7 @@ describe('encrypted run state on a real database', () => {
     const id = await queuedRun(kit, checkpoint);
     const stored = (await rowOf(ds, id)).checkpoint as string;
     await ds.query('UPDATE run SET checkpoint = $2 WHERE id = $1', [id, tamper(stored)]);
-    const run = await kit.repository.findById(id);
+    const run = await kit.reads.findById(id);
     expect(() => kit.vault.open(id, run!.checkpoint)).toThrow(StateUnreadableError);
     expect(() => kit.vault.open(id, run!.checkpoint)).toThrow(/failed authentication/);
   });
@@ -86,7 +86,7 @@ describe('encrypted run state on a real database', () => {
     } as unknown as RunExecutor;
     const config = { workerConcurrency: 4, runLeaseSeconds: 60, workerEnabled: false } as AppConfig;
     const queued = new QueuedRuns(
-      kit.repository,
+      kit.claims,
       kit.vault,
       executor,
       settlerFor(kit, { publish: (_t: string, p: unknown) => Promise.resolve(void published.push(p)) }),

@@ -1,4 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { RunReadsRepository } from '../persistence/run-reads.repository';
+import { RunClaimsRepository } from '../persistence/run-claims.repository';
 import { decisionStep, type PendingTurn } from '../../../agent';
 import type { ErrorCode } from '../../../common/error-codes';
 import type { AppConfig } from '../../../config/app-config';
@@ -24,6 +26,8 @@ export type DecidedCheckpoint = Extract<Checkpoint, { kind: 'decided' }>;
 export class DecidedRuns {
   constructor(
     private readonly repository: RunsRepository,
+    private readonly reads: RunReadsRepository,
+    private readonly claims: RunClaimsRepository,
     private readonly vault: StateVault,
     private readonly executor: RunExecutor,
     private readonly settler: RunSettler,
@@ -33,7 +37,7 @@ export class DecidedRuns {
 
   /** Up to `limit` recorded decisions, oldest first; with `olderThanSeconds` only those that waited that long. */
   async claimRecorded(claimedBy: string, limit: number, olderThanSeconds = 0): Promise<ClaimedRun[]> {
-    return this.repository.claimRecorded(claimedBy, this.config.runLeaseSeconds, limit, olderThanSeconds);
+    return this.claims.claimRecorded(claimedBy, this.config.runLeaseSeconds, limit, olderThanSeconds);
   }
 
   /** The decision sealed into a claimed run, or why it cannot be carried out. */
@@ -52,7 +56,7 @@ export class DecidedRuns {
 
   /** Whether the decision's APPROVAL / INPUT step is recorded already (a run cut off after it). */
   async stepRecorded(claim: ClaimedRun): Promise<boolean> {
-    return this.repository.decisionStepRecorded(claim.run.id, claim.run.turn);
+    return this.reads.decisionStepRecorded(claim.run.id, claim.run.turn);
   }
 
   /**

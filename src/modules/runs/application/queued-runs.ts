@@ -1,11 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { RunClaimsRepository } from '../persistence/run-claims.repository';
 import { StateUnreadableError } from '../../../agent';
 import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
 import { ConfigurationsService } from '../../configurations';
 import type { Checkpoint } from '../core/checkpoint';
 import { pickupPlan, UNREADABLE_CHECKPOINT_MESSAGE } from '../core/pickup.policy';
-import { RunsRepository, type ClaimedRun } from '../persistence/runs.repository';
+import { type ClaimedRun } from '../persistence/runs.repository';
 import { RunExecutor } from './run-executor';
 import { RunSettler } from './run-settler';
 import { StateVault } from './state-vault';
@@ -23,7 +24,7 @@ export type Begun = 'launched' | 'failed' | 'decided';
 @Injectable()
 export class QueuedRuns {
   constructor(
-    private readonly repository: RunsRepository,
+    private readonly claims: RunClaimsRepository,
     private readonly vault: StateVault,
     private readonly executor: RunExecutor,
     private readonly settler: RunSettler,
@@ -32,7 +33,7 @@ export class QueuedRuns {
   ) {}
 
   async claim(workerId: string, limit: number): Promise<ClaimedRun[]> {
-    return this.repository.claimQueued(workerId, this.config.runLeaseSeconds, limit);
+    return this.claims.claimQueued(workerId, this.config.runLeaseSeconds, limit);
   }
 
   async begin(claim: ClaimedRun): Promise<Begun> {

@@ -1,4 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { RunReadsRepository } from '../persistence/run-reads.repository';
+import { RunClaimsRepository } from '../persistence/run-claims.repository';
 import { randomUUID } from 'node:crypto';
 import {
   decisionStep,
@@ -64,6 +66,8 @@ export interface ClaimedDecision {
 export class RunDecisions {
   constructor(
     private readonly repository: RunsRepository,
+    private readonly reads: RunReadsRepository,
+    private readonly claims: RunClaimsRepository,
     private readonly vault: StateVault,
     private readonly executor: RunExecutor,
     private readonly events: RunEventsPublisher,
@@ -90,7 +94,7 @@ export class RunDecisions {
 
   /** Workers whose heartbeat is fresh: whether the durable path has anyone to carry it out. */
   async liveWorkers(): Promise<number> {
-    return this.repository.countLiveWorkers(this.config.workerLivenessSeconds);
+    return this.reads.countLiveWorkers(this.config.workerLivenessSeconds);
   }
 
   /**
@@ -103,7 +107,7 @@ export class RunDecisions {
     const lease: Lease = { runId: run.id, token: randomUUID(), claimedBy: this.executor.instanceId };
     const checkpoint = this.vault.seal(run.id, { v: 1, kind: 'decided', state, decision, decisionId });
     return this.transactions.run(async (tx) => {
-      const claimed = await this.repository.claimForDecision(
+      const claimed = await this.claims.claimForDecision(
         {
           runId: run.id,
           from: run.status as WaitingStatus,
@@ -154,7 +158,7 @@ export class RunDecisions {
     const { run, state, decision, decisionId } = on;
     const checkpoint = this.vault.seal(run.id, { v: 1, kind: 'decided', state, decision, decisionId });
     return this.transactions.run(async (tx) => {
-      const recorded = await this.repository.recordDecision({
+      const recorded = await this.claims.recordDecision({
         runId: run.id,
         from: run.status as WaitingStatus,
         turn: run.turn,
@@ -178,7 +182,7 @@ export class RunDecisions {
    * it first (ALREADY_RESUMING).
    */
   private async lostClaim(tx: Tx, on: DecisionOnRun): Promise<Refusal> {
-    const now = await this.repository.findById(on.run.id);
+    const now = await this.reads.findById(on.run.id);
     const sameTurn = now !== null && now.status === on.run.status && now.turn === on.run.turn;
     if (sameTurn && (!now.turnDigest || !digestsEqual(now.turnDigest, on.turnDigest))) {
       return staleTurn(now.turn);

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { RunReadsRepository } from '../persistence/run-reads.repository';
 import type { AuthUser } from '../../../platform/auth/auth-user';
 import { Authenticator } from '../../../platform/auth/authenticator';
 import { EventBus } from '../../../platform/pubsub/event-bus';
@@ -8,7 +9,7 @@ import { TokensService } from '../../auth';
 import { forbidden, notFound } from '../../../common/refusal';
 import { mayKnowRun } from '../core/run-access.policy';
 import { isTerminal, RunStatus } from '../core/run-status';
-import { RunsRepository } from '../persistence/runs.repository';
+import {} from '../persistence/runs.repository';
 import { ProgressEvent, progressTopic } from './run-events';
 
 /**
@@ -20,7 +21,7 @@ import { ProgressEvent, progressTopic } from './run-events';
 @Injectable()
 export class RunProgressService {
   constructor(
-    private readonly repository: RunsRepository,
+    private readonly reads: RunReadsRepository,
     private readonly bus: EventBus,
     private readonly authenticator: Authenticator,
     private readonly tokens: TokensService,
@@ -32,13 +33,13 @@ export class RunProgressService {
     // token revoked or a grant lost since then must not get the snapshot of a new stream.
     const viewer = await this.tokens.current(connected);
     if (!viewer) throw forbidden('The token is no longer valid');
-    const run = await this.repository.findById(id);
+    const run = await this.reads.findById(id);
     if (!run || !mayKnowRun(viewer, run)) throw notFound('Run not found');
     let snapshot: { stepCount: number; status: string; turn: number } | null = null;
     return subscriptionStream<ProgressEvent, ProgressEvent>({
       subscribe: (push) => this.bus.subscribe<ProgressEvent>(progressTopic(id), push),
       start: async (control) => {
-        const now = await this.repository.findById(id);
+        const now = await this.reads.findById(id);
         if (!now) return control.fail(notFound('Run not found'));
         snapshot = { stepCount: now.stepCount, status: now.status, turn: now.turn };
         const base = { runId: id, stepCount: now.stepCount, status: now.status as RunStatus, turn: now.turn };

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { RunClaimsRepository } from '../persistence/run-claims.repository';
 import type { PendingTurn } from '../../../agent';
 import type { ErrorCode } from '../../../common/error-codes';
 import { TransactionRunner, type Tx } from '../../../platform/database/transaction-runner';
@@ -63,6 +64,7 @@ export type SettleGuard =
 export class RunSettler {
   constructor(
     private readonly repository: RunsRepository,
+    private readonly claims: RunClaimsRepository,
     private readonly settlements: RunSettlements,
     private readonly events: RunEventsPublisher,
     private readonly transactions: TransactionRunner,
@@ -94,7 +96,7 @@ export class RunSettler {
    */
   async reap(limit: number, messageOf: (run: ReapedRun) => string): Promise<ReapedRun[]> {
     return this.transactions.run(async (tx) => {
-      const reaped = await this.repository.reapExpired(limit);
+      const reaped = await this.claims.reapExpired(limit);
       for (const run of reaped.filter((r) => r.status === 'FAILED')) {
         const settlement: Settlement = {
           kind: 'FAILED',

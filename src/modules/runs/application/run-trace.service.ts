@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { RunReadsRepository } from '../persistence/run-reads.repository';
 import type { PendingTurn } from '../../../agent';
 import { Authenticator } from '../../../platform/auth/authenticator';
 import type { AuthUser } from '../../../platform/auth/auth-user';
@@ -8,7 +9,7 @@ import { forbidden, notFound } from '../../../common/refusal';
 import { parseUuid } from '../../../common/ids';
 import { TokensService } from '../../auth';
 import { isTerminal, isWaiting } from '../core/run-status';
-import { RunsRepository } from '../persistence/runs.repository';
+import {} from '../persistence/runs.repository';
 import type { RunEntity } from '../persistence/run.entity';
 import { TraceEvent, traceTopic } from './run-events';
 import { StateVault } from './state-vault';
@@ -21,7 +22,7 @@ import { StateVault } from './state-vault';
 @Injectable()
 export class RunTraceService {
   constructor(
-    private readonly repository: RunsRepository,
+    private readonly reads: RunReadsRepository,
     private readonly bus: EventBus,
     private readonly authenticator: Authenticator,
     private readonly vault: StateVault,
@@ -39,13 +40,13 @@ export class RunTraceService {
     if (!user.isAdmin || (await this.tokens.current(user))?.isAdmin !== true) {
       throw forbidden('The run trace is for admins');
     }
-    if (!(await this.repository.findById(id))) throw notFound('Run not found');
+    if (!(await this.reads.findById(id))) throw notFound('Run not found');
     let last = Math.max(afterSequence, 0);
     return subscriptionStream<TraceEvent, TraceEvent>({
       subscribe: (push) => this.bus.subscribe<TraceEvent>(traceTopic(id), push),
       start: async (control) => {
         last = await this.replay(id, last, control);
-        const run = await this.repository.findById(id);
+        const run = await this.reads.findById(id);
         if (run && (isTerminal(run.status) || isWaiting(run.status))) {
           last = await this.replay(id, last, control);
           control.emit(this.terminalOf(run));
@@ -70,7 +71,7 @@ export class RunTraceService {
   private async replay(runId: string, after: number, control: StreamControl<TraceEvent>): Promise<number> {
     let last = after;
     for (;;) {
-      const page = await this.repository.listSteps(runId, last, 200);
+      const page = await this.reads.listSteps(runId, last, 200);
       for (const s of page) {
         control.emit({
           type: 'STEP',

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { RunReadsRepository } from '../persistence/run-reads.repository';
 import { randomUUID } from 'node:crypto';
 import {
   StateUnreadableError,
@@ -92,6 +93,7 @@ export interface PendingView extends PendingTurn {
 export class RunsService {
   constructor(
     private readonly repository: RunsRepository,
+    private readonly reads: RunReadsRepository,
     private readonly executor: RunExecutor,
     private readonly vault: StateVault,
     private readonly events: RunEventsPublisher,
@@ -139,7 +141,7 @@ export class RunsService {
       checkpoint: this.vault.seal(id, checkpoint),
     };
     const live = needsWorkerCount(null, this.config.decisionPath)
-      ? await this.repository.countLiveWorkers(this.config.workerLivenessSeconds)
+      ? await this.reads.countLiveWorkers(this.config.workerLivenessSeconds)
       : 0;
     if (choosePath(null, this.config.decisionPath, live) === 'DURABLE') {
       // why: with a live worker the run waits QUEUED for it (FOR UPDATE SKIP LOCKED), so no
@@ -162,9 +164,7 @@ export class RunsService {
    * after the commit.
    */
   async enqueueTurn(command: TurnCommand): Promise<QueuedTurn> {
-    const predecessor = command.predecessorRunId
-      ? await this.repository.findById(command.predecessorRunId)
-      : null;
+    const predecessor = command.predecessorRunId ? await this.reads.findById(command.predecessorRunId) : null;
     const { pin, dropped } = resolveProcess({
       invocation: command.invocation,
       predecessorRunId: command.predecessorRunId,
@@ -222,22 +222,22 @@ export class RunsService {
 
   /** A run by id, no access check (the caller has done its own). */
   async findRunById(id: string): Promise<RunView | null> {
-    return this.repository.findById(id);
+    return this.reads.findById(id);
   }
 
   /** Waiting runs, oldest wait first, of one owner or (null) of everyone; no access check. */
   async listWaiting(ownerId: number | null, first: number, offset: number): Promise<RunView[]> {
-    return this.repository.listWaiting(ownerId, first, offset);
+    return this.reads.listWaiting(ownerId, first, offset);
   }
 
   /** Runs by id, no access check. */
   async findRunsByIds(ids: readonly string[]): Promise<RunView[]> {
-    return this.repository.findByIds(ids);
+    return this.reads.findByIds(ids);
   }
 
   /** The run where the viewer may read or decide it; null otherwise (no leak). */
   async findRun(ctx: RequestContext, id: string): Promise<RunView | null> {
-    const run = await this.repository.findById(parseUuid(id, 'id'));
+    const run = await this.reads.findById(parseUuid(id, 'id'));
     return run && mayKnowRun(ctx.viewer, run) ? run : null;
   }
 
@@ -249,7 +249,7 @@ export class RunsService {
     const user = ctx.viewer;
     const ownerId = query.ownerId ? parseSerialId(query.ownerId, 'ownerId') : null;
     if (!user.isAdmin && ownerId !== null && ownerId !== user.id) return { nodes: [], totalCount: 0 };
-    return this.repository.list({
+    return this.reads.list({
       ownerId: user.isAdmin ? ownerId : user.id,
       configurationId: query.configurationId ? parseSerialId(query.configurationId, 'configurationId') : null,
       statuses: query.status ?? null,
@@ -277,7 +277,7 @@ export class RunsService {
   async steps(ctx: RequestContext, run: RunView, afterSequence: number, first: number) {
     this.requireDetail(ctx, run);
     const limit = Math.min(Math.max(first, 0), 500);
-    const rows = await this.repository.listSteps(run.id, Math.max(afterSequence, 0), limit + 1);
+    const rows = await this.reads.listSteps(run.id, Math.max(afterSequence, 0), limit + 1);
     return { nodes: rows.slice(0, limit), hasMore: rows.length > limit };
   }
 
@@ -314,7 +314,7 @@ export class RunsService {
   }
 
   private async requireRow(id: string): Promise<RunView> {
-    const run = await this.repository.findById(id);
+    const run = await this.reads.findById(id);
     if (!run) throw new Error(`run ${id} vanished`);
     return run;
   }

@@ -11,7 +11,7 @@ import {
   type RunSettler,
   type StateVault,
 } from '../../runs';
-import type { RunsRepository } from '../../runs/persistence/runs.repository';
+import type { RunClaimsRepository } from '../../runs/persistence/run-claims.repository';
 import { QueuedRunPicker } from './queued-run-picker';
 
 function claimOf(id: string, checkpoint: string): ClaimedRun {
@@ -73,7 +73,7 @@ function setup(queue: ClaimedRun[], recorded: string[] = []) {
   const configurations = { getById: (id: number) => Promise.resolve({ id }) };
   const config = { workerConcurrency: 2, runLeaseSeconds: 60, workerEnabled: false } as AppConfig;
   const queued = new QueuedRuns(
-    repository as unknown as RunsRepository,
+    repository as unknown as RunClaimsRepository,
     vault as unknown as StateVault,
     executor as unknown as RunExecutor,
     settler as unknown as RunSettler,

@@ -1,0 +1,95 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { managerOf } from '../../../platform/database/transaction-runner';
+import { WAITING_STATUSES } from '../core/run-status';
+import { RunStepEntity } from './run-step.entity';
+import { RunEntity } from './run.entity';
+
+/** Reads of runs and their steps: by id, the lists, the inbox's waiting runs. */
+@Injectable()
+export class RunReadsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** The transaction in progress (TransactionRunner), else the pool. */
+  private m(): EntityManager {
+    return managerOf(this.dataSource);
+  }
+
+  async findById(id: string): Promise<RunEntity | null> {
+    return this.m().findOne(RunEntity, { where: { id } });
+  }
+
+  async findByIds(ids: readonly string[]): Promise<RunEntity[]> {
+    if (ids.length === 0) return [];
+    return this.m().createQueryBuilder(RunEntity, 'r').where('r.id IN (:...ids)', { ids }).getMany();
+  }
+
+  /** A page of runs, newest first, with the total count. */
+  async list(query: {
+    ownerId: number | null;
+    configurationId: number | null;
+    statuses: readonly string[] | null;
+    first: number;
+    offset: number;
+  }): Promise<{ nodes: RunEntity[]; totalCount: number }> {
+    const qb = this.m().createQueryBuilder(RunEntity, 'r');
+    if (query.ownerId !== null) qb.andWhere('r.owner_id = :ownerId', { ownerId: query.ownerId });
+    if (query.configurationId !== null) {
+      qb.andWhere('r.configuration_id = :configurationId', { configurationId: query.configurationId });
+    }
+    if (query.statuses && query.statuses.length > 0)
+      qb.andWhere('r.status IN (:...statuses)', { statuses: query.statuses });
+    const [nodes, totalCount] = await qb
+      .orderBy('r.created_at', 'DESC')
+      .addOrderBy('r.id', 'ASC')
+      .skip(query.offset)
+      .take(query.first)
+      .getManyAndCount();
+    return { nodes, totalCount };
+  }
+
+  /** Waiting runs, oldest wait first (the inbox); `ownerId` null for every owner. */
+  async listWaiting(ownerId: number | null, first: number, offset: number): Promise<RunEntity[]> {
+    const qb = this.m()
+      .createQueryBuilder(RunEntity, 'r')
+      .where('r.status IN (:...statuses)', { statuses: WAITING_STATUSES });
+    if (ownerId !== null) qb.andWhere('r.owner_id = :ownerId', { ownerId });
+    return qb
+      .orderBy('r.waiting_since', 'ASC', 'NULLS LAST')
+      .addOrderBy('r.id', 'ASC')
+      .offset(offset)
+      .limit(first)
+      .getMany();
+  }
+
+  async listSteps(runId: string, afterSequence: number, limit: number): Promise<RunStepEntity[]> {
+    return this.m()
+      .createQueryBuilder(RunStepEntity, 's')
+      .where('s.run_id = :runId AND s.sequence > :after', { runId, after: afterSequence })
+      .orderBy('s.sequence', 'ASC')
+      .limit(limit)
+      .getMany();
+  }
+
+  /**
+   * Whether the APPROVAL / INPUT step of a run's decision on `turn` is recorded (a run cut off
+   * right after its worker claimed a recorded decision may lack it).
+   */
+  async decisionStepRecorded(runId: string, turn: number): Promise<boolean> {
+    const rows: unknown[] = await this.m().query(
+      `SELECT 1 FROM run_step WHERE run_id = $1 AND kind IN ('APPROVAL', 'INPUT')
+          AND (payload->>'turn')::int = $2 LIMIT 1`,
+      [runId, turn],
+    );
+    return rows.length > 0;
+  }
+
+  /** Workers whose heartbeat is fresher than `livenessSeconds`. */
+  async countLiveWorkers(livenessSeconds: number): Promise<number> {
+    const rows: Array<{ n: number }> = await this.m().query(
+      `SELECT count(*)::int AS n FROM worker_heartbeat WHERE last_seen > now() - make_interval(secs => $1)`,
+      [livenessSeconds],
+    );
+    return rows[0]?.n ?? 0;
+  }
+}

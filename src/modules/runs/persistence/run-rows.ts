@@ -1,0 +1,125 @@
+import type { EntityManager } from 'typeorm';
+import type { RunStatus, TerminationReason } from '../core/run-status';
+import type { RunView } from '../core/run-view';
+
+// The shapes the runs repositories take and give, and the SQL result helpers they share.
+
+/** The lease a process holds while it executes a run. */
+export interface Lease {
+  readonly runId: string;
+  readonly token: string;
+  readonly claimedBy: string;
+}
+
+export interface NewRun {
+  readonly id: string;
+  readonly configurationId: number;
+  readonly ownerId: number;
+  readonly workspaceId: number;
+  readonly subjectPageId: number | null;
+  readonly subjectLanguageId: number | null;
+  readonly maxIterations: number;
+  readonly checkpoint: string;
+  readonly predecessorRunId?: string | null;
+  readonly skillInvocation?: object | null;
+  readonly processPin?: object | null;
+  readonly droppedProcess?: object | null;
+}
+
+export interface SuspendWrite {
+  readonly status: 'WAITING_FOR_APPROVAL' | 'WAITING_FOR_INPUT';
+  readonly checkpoint: string;
+  readonly turn: number;
+  readonly turnDigest: string;
+  readonly counters: Counters;
+}
+
+export interface Counters {
+  readonly iterations: number;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+}
+
+export interface SettleWrite {
+  readonly status: 'COMPLETED' | 'FAILED' | 'CANCELLED';
+  readonly reason: TerminationReason;
+  readonly truncated?: boolean;
+  readonly answer?: string | null;
+  readonly errorMessage?: string | null;
+  readonly counters?: Counters;
+}
+
+/** A decision's claim of a waiting run on the turn (and digest) its decider saw. */
+export interface DecisionClaimWrite {
+  readonly runId: string;
+  readonly from: 'WAITING_FOR_APPROVAL' | 'WAITING_FOR_INPUT';
+  readonly turn: number;
+  readonly turnDigest: string;
+  /** The sealed `decided` checkpoint the claim stores. */
+  readonly checkpoint: string;
+}
+
+export interface StoredStep {
+  readonly kind: string;
+  readonly round: number;
+  readonly durationMs: number;
+  readonly payload: Record<string, unknown>;
+}
+
+export interface ReapedRun extends SettledRow {
+  readonly id: string;
+  readonly status: RunStatus;
+  readonly terminationReason: TerminationReason | null;
+}
+
+export const CLEAR_LEASE = 'claimed_by = NULL, lease_token = NULL, lease_expires_at = NULL';
+/** What a settling UPDATE hands back, so nobody reads the row again to announce it. */
+export const SETTLED_ROW = 'RETURNING step_count, turn, had_decision';
+
+/** A run as a settling write left it. */
+export interface SettledRow {
+  readonly stepCount: number;
+  readonly turn: number;
+  /** Whether a decision ever continued the run (only then can one be waiting for its outcome). */
+  readonly hadDecision: boolean;
+}
+
+/** A run a worker claimed, with the lease it now executes it under. */
+export interface ClaimedRun {
+  readonly lease: Lease;
+  /** The row as the claim left it. */
+  readonly run: RunView;
+}
+
+const isUpdateResult = (result: unknown): result is [unknown[], number] =>
+  Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number';
+
+/** TypeORM's postgres driver answers an UPDATE / DELETE as [rows, affected], others as rows. */
+export function affectedRows(result: unknown): number {
+  if (isUpdateResult(result)) return result[1];
+  return Array.isArray(result) ? result.length : 0;
+}
+
+/** The rows a statement RETURNING something gave back, whatever its command. */
+export function returnedRows<T>(result: unknown): T[] {
+  if (isUpdateResult(result)) return result[0] as T[];
+  return Array.isArray(result) ? (result as T[]) : [];
+}
+
+/** Runs a statement and reports whether exactly one row changed. */
+export async function affectsOne(manager: EntityManager, sql: string, params: unknown[]): Promise<boolean> {
+  return affectedRows(await manager.query(sql, params)) === 1;
+}
+
+/** A settling UPDATE (RETURNING SETTLED_ROW): what it left, or null when it changed no row. */
+export async function settledRow(
+  manager: EntityManager,
+  sql: string,
+  params: unknown[],
+): Promise<SettledRow | null> {
+  const rows = returnedRows<{ step_count: number; turn: number; had_decision: boolean }>(
+    await manager.query(sql, params),
+  );
+  const row = rows.length === 1 ? rows[0]! : null;
+  return row && { stepCount: row.step_count, turn: row.turn, hadDecision: row.had_decision };
+}
