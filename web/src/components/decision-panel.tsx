@@ -53,7 +53,7 @@ export function DecisionPanel({ api, runId, pending, mayApprove, approveRefusal,
     if (Object.keys(errors).length === 0) state.start({ kind: 'input', values });
   };
   const errorId = `${id}-error`;
-  const selfApproval = pending.kind === 'APPROVAL' && !mayApprove;
+  const refusedApproval = pending.kind === 'APPROVAL' && !mayApprove;
 
   return (
     <form
@@ -80,7 +80,7 @@ export function DecisionPanel({ api, runId, pending, mayApprove, approveRefusal,
               type="button"
               className="approve"
               disabled={!mayApprove}
-              aria-describedby={selfApproval ? `${id}-four-eyes` : undefined}
+              aria-describedby={refusedApproval ? `${id}-four-eyes` : undefined}
               onClick={() => state.start({ kind: 'approve' })}
             >
               Approve
@@ -107,7 +107,7 @@ export function DecisionPanel({ api, runId, pending, mayApprove, approveRefusal,
           </div>
         )}
       </fieldset>
-      {selfApproval && (
+      {refusedApproval && (
         <p id={`${id}-four-eyes`} className="four-eyes">
           {refusalMessage(approveRefusal ?? 'SELF_APPROVAL_DENIED')}
         </p>
