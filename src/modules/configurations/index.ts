@@ -29,4 +29,6 @@ export {
   TaskModel,
   toConfigurationModel,
   toTaskModel,
+  toWithheldConfigurationModel,
+  WITHHELD_TEXT,
 } from './graphql/configuration.model';

@@ -1,6 +1,7 @@
 export { ContentModule } from './content.module';
 export { PagesService } from './application/pages.service';
-export type { PageRead, PageTextUpdate, PageTextUpdateResult } from './application/pages.service';
+export type { PageAccess, PageRead, PageTextUpdate, PageTextUpdateResult } from './application/pages.service';
+export { PageAccessLookup } from './application/page-access-lookup';
 export {
   editableLanguageIds,
   editableLanguages,

@@ -12,7 +12,7 @@ const PENDING = `pending {
 
 export const INBOX = `query Inbox {
   inbox {
-    detailVisible mayApprove decidableHere
+    detailVisible mayApprove approveRefusal decidableHere
     run {
       id status stepCount createdAt
       owner { username displayName }

@@ -51,6 +51,8 @@ export interface InboxItem {
   run: InboxRun;
   detailVisible: boolean;
   mayApprove: boolean;
+  /** Why `mayApprove` is false (SELF_APPROVAL_DENIED, APPROVER_NOT_PERMITTED); null where it is true. */
+  approveRefusal: string | null;
   decidableHere: boolean;
 }
 

@@ -11,8 +11,10 @@ interface Props {
   api: Api;
   runId: string;
   pending: PendingTurn;
-  /** False where four-eyes forbids this viewer to approve (they may still deny). */
+  /** False where approving would be refused (four-eyes, the decider gate); they may still deny. */
   mayApprove: boolean;
+  /** The refusal approving would meet, shown instead of an Approve that would fail. */
+  approveRefusal?: string | null;
   decide: Decide;
   onSettled: (event: RunProgressEvent, action: DecisionAction) => void;
 }
@@ -29,7 +31,7 @@ const REASONS: ReadonlyArray<{ value: DenialReason | ''; label: string }> = [
  * Approve, deny (with a reason) or answer a waiting run's turn. While the decision runs the
  * whole form is disabled and the progress bar follows `runProgress` until SETTLED.
  */
-export function DecisionPanel({ api, runId, pending, mayApprove, decide, onSettled }: Props) {
+export function DecisionPanel({ api, runId, pending, mayApprove, approveRefusal, decide, onSettled }: Props) {
   const state = useDecision(api, runId, decide, onSettled);
   const id = useId();
   const progressRef = useRef<HTMLDivElement>(null);
@@ -51,7 +53,7 @@ export function DecisionPanel({ api, runId, pending, mayApprove, decide, onSettl
     if (Object.keys(errors).length === 0) state.start({ kind: 'input', values });
   };
   const errorId = `${id}-error`;
-  const selfApproval = pending.kind === 'APPROVAL' && !mayApprove;
+  const refusedApproval = pending.kind === 'APPROVAL' && !mayApprove;
 
   return (
     <form
@@ -78,7 +80,7 @@ export function DecisionPanel({ api, runId, pending, mayApprove, decide, onSettl
               type="button"
               className="approve"
               disabled={!mayApprove}
-              aria-describedby={selfApproval ? `${id}-four-eyes` : undefined}
+              aria-describedby={refusedApproval ? `${id}-four-eyes` : undefined}
               onClick={() => state.start({ kind: 'approve' })}
             >
               Approve
@@ -105,9 +107,9 @@ export function DecisionPanel({ api, runId, pending, mayApprove, decide, onSettl
           </div>
         )}
       </fieldset>
-      {selfApproval && (
+      {refusedApproval && (
         <p id={`${id}-four-eyes`} className="four-eyes">
-          {refusalMessage('SELF_APPROVAL_DENIED')}
+          {refusalMessage(approveRefusal ?? 'SELF_APPROVAL_DENIED')}
         </p>
       )}
       {state.error && (

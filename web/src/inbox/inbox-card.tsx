@@ -90,6 +90,7 @@ export function InboxCard({ api, item, onDecide, onRefused, onSettled }: Props) 
             runId={run.id}
             pending={pending}
             mayApprove={item.mayApprove}
+            approveRefusal={item.approveRefusal}
             decide={decide}
             onSettled={settled}
           />

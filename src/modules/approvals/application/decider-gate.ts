@@ -1,12 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import type { PendingTurn } from '../../../agent';
 import type { AuthUser } from '../../../platform/auth/auth-user';
-import { mayEditPageText, mayShowPage, PagesService } from '../../content';
+import { mayEditPageText, mayShowPage, PageAccess, PagesService } from '../../content';
+import { deciderPermits, DeciderPageRights, gatePageIds } from '../core/decider-rule';
 
 /**
  * Check 13 of docs/decisions.md: may the decider perform, as themselves, every write the
  * turn proposes (approval), or run every pending call and the input tool (input)? The calls'
- * arguments carry the run's defaults already resolved (page, language).
+ * arguments carry the run's defaults already resolved (page, language). The rule itself is
+ * `deciderPermits`; this loads the pages it names (two statements, whatever their number).
  */
 @Injectable()
 export class DeciderGate {
@@ -14,36 +16,36 @@ export class DeciderGate {
 
   /** True when the decider may perform what the pending turn would do. */
   async permits(decider: AuthUser, pending: PendingTurn): Promise<boolean> {
-    for (const call of pending.calls) {
-      if (pending.kind === 'APPROVAL' && !call.writes) continue;
-      if (!(await this.mayRun(decider, call.toolName, call.arguments))) return false;
-    }
-    return true;
+    const ids = gatePageIds(pending.kind, pending.calls);
+    const pages = ids.length > 0 ? await this.pages.accessOf(ids) : new Map<number, PageAccess>();
+    return DeciderGate.permitsWith(decider, pending, pages);
   }
 
-  private async mayRun(
+  /** The same rule over pages the caller has loaded (the inbox loads a whole page of runs at once). */
+  static permitsWith(
+    decider: AuthUser,
+    pending: PendingTurn,
+    pages: ReadonlyMap<number, PageAccess>,
+  ): boolean {
+    return deciderPermits(pending.kind, pending.calls, DeciderGate.rightsOf(decider, pages));
+  }
+
+  /** The pages the gate names for this turn (to load them in a batch). */
+  static pageIds(pending: PendingTurn): number[] {
+    return gatePageIds(pending.kind, pending.calls);
+  }
+
+  private static rightsOf(
     user: AuthUser,
-    tool: string,
-    args: Readonly<Record<string, unknown>>,
-  ): Promise<boolean> {
-    switch (tool) {
-      case 'pages_update': {
-        const page = await this.pages.getPageForUser(user, Number(args.pageId));
-        if (!page) return false;
-        const languages = await this.pages.siteLanguageIds(page);
-        return mayEditPageText(user, page, Number(args.languageId ?? 0), languages);
-      }
-      case 'pages_read': {
-        const page = await this.pages.getPageForUser(user, Number(args.pageId));
-        return page !== null && mayShowPage(user, page);
-      }
-      case 'pages_search':
-      case 'ask_user':
-        return true;
-      default:
-        // why: an unknown tool cannot execute at all (approving it only tells the model so),
-        // so nobody is refused for it; the write it might stand for never happens.
-        return true;
+    pages: ReadonlyMap<number, PageAccess>,
+  ): Map<number, DeciderPageRights> {
+    const rights = new Map<number, DeciderPageRights>();
+    for (const [id, { page, languageIds }] of pages) {
+      rights.set(id, {
+        show: mayShowPage(user, page),
+        writableLanguageIds: languageIds.filter((l) => mayEditPageText(user, page, l, languageIds)),
+      });
     }
+    return rights;
   }
 }

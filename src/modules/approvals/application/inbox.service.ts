@@ -1,13 +1,19 @@
 import { Injectable } from '@nestjs/common';
+import type { PendingTurn } from '../../../agent';
 import type { AuthUser } from '../../../platform/auth/auth-user';
 import { ConfigurationsService } from '../../configurations';
+import { PageAccessLookup } from '../../content';
 import { runAccess, RunsService, type RunView } from '../../runs';
+import { approveRefusal, type ApproveRefusal } from '../core/approve-refusal';
+import { DeciderGate } from './decider-gate';
 
 /** One inbox entry: a waiting run the viewer may decide, and what they may do with it. */
 export interface InboxEntry {
   readonly run: RunView;
   readonly detailVisible: boolean;
   readonly mayApprove: boolean;
+  /** Why `mayApprove` is false; null where it is true. */
+  readonly approveRefusal: ApproveRefusal | null;
   readonly decidableHere: boolean;
 }
 
@@ -20,35 +26,50 @@ export class InboxService {
   constructor(
     private readonly runs: RunsService,
     private readonly configurations: ConfigurationsService,
+    private readonly pages: PageAccessLookup,
   ) {}
 
-  async list(user: AuthUser, first: number, offset: number): Promise<InboxEntry[]> {
+  /**
+   * One page of the inbox. `request` keys the batching of page look-ups (the request's
+   * context): the gate's pages of the whole page of runs are loaded together.
+   */
+  async list(user: AuthUser, first: number, offset: number, request: object = {}): Promise<InboxEntry[]> {
     const everyone = user.isAdmin || user.grants.has('AGENT_APPROVE');
     const runs = await this.runs.listWaiting(
       everyone ? null : user.id,
       Math.min(Math.max(first, 0), 200),
       Math.max(offset, 0),
     );
-    return this.entries(user, runs);
+    return this.entries(user, runs, request);
   }
 
   /** The inbox entry of one run for this viewer, or null where they may not decide it. */
   async entryFor(user: AuthUser, run: RunView): Promise<InboxEntry | null> {
     if (!runAccess(user, run).decide) return null;
-    return (await this.entries(user, [run]))[0] ?? null;
+    return (await this.entries(user, [run], {}))[0] ?? null;
   }
 
-  private async entries(user: AuthUser, runs: readonly RunView[]): Promise<InboxEntry[]> {
-    const configurations = await this.configurations.getByIds([
-      ...new Set(runs.map((r) => r.configurationId)),
+  private async entries(user: AuthUser, runs: readonly RunView[], request: object): Promise<InboxEntry[]> {
+    const turns = new Map<string, PendingTurn | null>(runs.map((r) => [r.id, this.runs.pendingTurn(r)]));
+    const pageIds = [...turns.values()].flatMap((t) => (t ? DeciderGate.pageIds(t) : []));
+    const [configurations, pages] = await Promise.all([
+      this.configurations.getByIds([...new Set(runs.map((r) => r.configurationId))]),
+      this.pages.load(request, pageIds),
     ]);
     return runs.map((run) => {
       const access = runAccess(user, run);
-      const fourEyes = configurations.get(run.configurationId)?.requireSecondApprover === true;
+      const turn = turns.get(run.id) ?? null;
+      const refusal = approveRefusal({
+        fourEyes: configurations.get(run.configurationId)?.requireSecondApprover === true,
+        isInitiator: run.ownerId === user.id,
+        // why: the gate judges approvals only here; an input turn's gate answers on submission.
+        gatePasses: turn?.kind !== 'APPROVAL' || DeciderGate.permitsWith(user, turn, pages),
+      });
       return {
         run,
         detailVisible: access.detail,
-        mayApprove: !(fourEyes && run.ownerId === user.id),
+        mayApprove: refusal === null,
+        approveRefusal: refusal,
         decidableHere: run.processPin === null,
       };
     });

@@ -1,6 +1,7 @@
 import { Field, ID, InputType, Int, ObjectType, registerEnumType } from '@nestjs/graphql';
 import { IsIn, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { UserModel } from '../../auth';
+import { ErrorCodeEnum } from '../../../platform/graphql/error-code.enum';
 import { GraphQLJSON } from '../../../platform/graphql/scalars';
 import { RunModel, RunStatusEnum } from '../../runs';
 
@@ -55,8 +56,17 @@ export class InboxItemModel {
     description: "False where the viewer may decide but not read the run's detail (approval grant only).",
   })
   detailVisible: boolean;
-  @Field({ description: 'False where four-eyes forbids the viewer to approve (the viewer may still deny).' })
+  @Field({
+    description:
+      'False where approving would be refused: four-eyes (the initiator), or the decider gate (a write the viewer may not perform as themselves, e.g. a page they may not show or edit in that language). The viewer may still deny.',
+  })
   mayApprove: boolean;
+  @Field(() => ErrorCodeEnum, {
+    nullable: true,
+    description:
+      'Why mayApprove is false: SELF_APPROVAL_DENIED or APPROVER_NOT_PERMITTED; null where it is true.',
+  })
+  approveRefusal: string | null;
   @Field({ description: 'False for process runs, which only their initiator decides, in the chat.' })
   decidableHere: boolean;
 }

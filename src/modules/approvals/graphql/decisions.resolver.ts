@@ -62,7 +62,7 @@ export class DecisionsResolver {
     @Args('first', { type: () => Int, nullable: true, defaultValue: 50 }) first: number | null,
     @Args('offset', { type: () => Int, nullable: true, defaultValue: 0 }) offset: number | null,
   ): Promise<InboxItemModel[]> {
-    const entries = await this.inboxService.list(ctx.viewer, first ?? 50, offset ?? 0);
+    const entries = await this.inboxService.list(ctx.viewer, first ?? 50, offset ?? 0, ctx);
     return entries.map((e) => ({ ...e, run: toRunModel(e.run) }));
   }
 

@@ -59,6 +59,28 @@ export function toConfigurationModel(c: ConfigurationView): ConfigurationModel {
   };
 }
 
+/** What a withheld configuration's names, provider and model read. */
+export const WITHHELD_TEXT = '(withheld)';
+
+/**
+ * A configuration as a viewer sees it who may not use it but decides a run of it: kept are
+ * the id and what the decision depends on (`isActive`, `requireSecondApprover`, and
+ * `privacyLevel`, what is stored of the run); identifier, name, provider and model read
+ * {@link WITHHELD_TEXT}, `maxIterations` 0, `skills` is empty. The fields stay non-null so a
+ * client's query of a run keeps the rest of its answer.
+ */
+export function toWithheldConfigurationModel(c: ConfigurationView): ConfigurationModel {
+  return {
+    ...toConfigurationModel(c),
+    identifier: WITHHELD_TEXT,
+    name: WITHHELD_TEXT,
+    maxIterations: 0,
+    provider: WITHHELD_TEXT,
+    model: WITHHELD_TEXT,
+    skills: [],
+  };
+}
+
 export function toTaskModel(t: TaskView): TaskModel {
   return {
     id: String(t.id),

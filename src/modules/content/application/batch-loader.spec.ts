@@ -34,4 +34,20 @@ describe('BatchLoader', () => {
     fail = false;
     expect(await loader.load(1)).toBe(2);
   });
+
+  it('without keep shares the loads of one tick only and then forgets them', async () => {
+    const calls: number[][] = [];
+    const loader = new BatchLoader<number, number>(
+      String,
+      (keys) => {
+        calls.push(keys);
+        return Promise.resolve(new Map(keys.map((k) => [String(k), k])));
+      },
+      0,
+      false,
+    );
+    expect(await Promise.all([loader.load(1), loader.load(2), loader.load(1)])).toEqual([1, 2, 1]);
+    expect(await loader.load(1)).toBe(1);
+    expect(calls).toEqual([[1, 2], [1]]);
+  });
 });

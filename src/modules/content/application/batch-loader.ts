@@ -18,6 +18,11 @@ export class BatchLoader<K, V> {
     /** Loads the given keys; keys missing from the answer resolve to `missing`. */
     private readonly loadMany: (keys: K[]) => Promise<Map<string, V>>,
     private readonly missing: V,
+    /**
+     * False: only loads of the same tick are shared, each answer is forgotten once its batch
+     * settles (for contexts that outlive a request, where a cache would go stale).
+     */
+    private readonly keep: boolean = true,
   ) {}
 
   load(key: K): Promise<V> {
@@ -40,6 +45,7 @@ export class BatchLoader<K, V> {
     try {
       const found = await this.loadMany(batch.map((w) => w.key));
       for (const w of batch) w.resolve(found.get(this.keyOf(w.key)) ?? this.missing);
+      if (!this.keep) for (const w of batch) this.cache.delete(this.keyOf(w.key));
     } catch (error) {
       for (const w of batch) {
         this.cache.delete(this.keyOf(w.key));

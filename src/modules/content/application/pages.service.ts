@@ -58,6 +58,12 @@ export interface PageRead {
   readonly languageIds: readonly number[];
 }
 
+/** A page with its languages: what the content policies need to judge it for any user. */
+export interface PageAccess {
+  readonly page: PageView;
+  readonly languageIds: readonly number[];
+}
+
 export const SEARCH_MAX_LIMIT = 50;
 const SEARCH_MAX_QUERY = 200;
 
@@ -110,6 +116,28 @@ export class PagesService {
   async siteLanguagesOf(page: PageView): Promise<SiteLanguageView[]> {
     if (page.siteId === null) return [];
     return this.repository.siteLanguages([page.siteId]);
+  }
+
+  /**
+   * Several pages with their languages, unfiltered (the caller applies the policies for the
+   * user it judges): two statements whatever the number of pages; unknown ids are absent.
+   */
+  async accessOf(pageIds: readonly number[]): Promise<Map<number, PageAccess>> {
+    const pages = await this.repository.findPages([...new Set(pageIds)]);
+    const siteIds = [...new Set(pages.flatMap((p) => (p.siteId === null ? [] : [p.siteId])))];
+    const languages = await this.repository.siteLanguages(siteIds);
+    return new Map(
+      pages.map((page) => [
+        page.id,
+        {
+          page,
+          languageIds: pageLanguageIds(
+            page,
+            languages.filter((l) => l.siteId === page.siteId).map((l) => l.languageId),
+          ),
+        },
+      ]),
+    );
   }
 
   /** The page's languages: its site's language ids, or `[0]` for a page outside every site. */

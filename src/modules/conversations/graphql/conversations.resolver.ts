@@ -133,7 +133,7 @@ export class ConversationsResolver {
     if (!conversation.approvalRunId) return null;
     const run = await this.runs.findRunById(conversation.approvalRunId);
     if (!run) return null;
-    const pending = this.runs.pending(ctx, run);
+    const pending = await this.runs.pending(ctx, run);
     return pending ? toPendingModel(pending) : null;
   }
 

@@ -20,7 +20,8 @@ import {
   type ProcessPin,
   type SkillInvocation,
 } from '../core/process-resolution';
-import { PagesService } from '../../content';
+import { mayShowPage, PageAccessLookup, PagesService } from '../../content';
+import { callsForViewer, pendingPageIds } from '../core/pending-visibility';
 import { mayKnowRun, runAccess } from '../core/run-access.policy';
 import { CANCELLABLE_STATUSES, isWaiting, RunStatus } from '../core/run-status';
 import { RunsRepository } from '../persistence/runs.repository';
@@ -99,6 +100,7 @@ export class RunsService {
     private readonly events: RunEventsPublisher,
     private readonly configurations: ConfigurationsService,
     private readonly pages: PagesService,
+    private readonly pageLookup: PageAccessLookup,
     private readonly signal: WorkSignal,
     private readonly settler: RunSettler,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -287,8 +289,35 @@ export class RunsService {
     return run.answer;
   }
 
-  /** The pending turn of a waiting run; arguments only with detail access. */
-  pending(ctx: RequestContext, run: RunView): PendingView | null {
+  /**
+   * The pending turn of a waiting run as the viewer may see it (docs/security.md "What
+   * deciders see"): arguments only with detail access; a call on a page the viewer may not
+   * show has its arguments and preview withheld. The pages of the runs one request resolves
+   * in the same tick are looked up together.
+   */
+  async pending(ctx: RequestContext, run: RunView): Promise<PendingView | null> {
+    const pending = this.pendingTurn(run);
+    if (!pending) return null;
+    const viewer = ctx.viewer;
+    const pages = await this.pageLookup.load(ctx, pendingPageIds(pending.calls));
+    const showablePageIds = new Set(
+      [...pages.values()].filter((a) => mayShowPage(viewer, a.page)).map((a) => a.page.id),
+    );
+    const detailVisible = runAccess(viewer, run).detail;
+    return {
+      ...pending,
+      calls: callsForViewer(pending.calls, { detail: detailVisible, showablePageIds }),
+      waitingSince: run.waitingSince ?? run.updatedAt,
+      detailVisible,
+    };
+  }
+
+  /**
+   * The pending turn of a waiting run as stored, arguments included; null where the run does
+   * not wait or its state cannot be opened. No access check: for policies that judge the
+   * calls themselves (the inbox's decider gate), never for showing.
+   */
+  pendingTurn(run: RunView): PendingTurn | null {
     if (!isWaiting(run.status) || !run.checkpoint) return null;
     let checkpoint;
     try {
@@ -297,15 +326,7 @@ export class RunsService {
       if (e instanceof StateUnreadableError) return null;
       throw e;
     }
-    const pending = checkpoint.kind === 'state' ? checkpoint.state.pending : null;
-    if (!pending) return null;
-    const detailVisible = runAccess(ctx.viewer, run).detail;
-    return {
-      ...pending,
-      calls: detailVisible ? pending.calls : pending.calls.map((c) => ({ ...c, arguments: null as never })),
-      waitingSince: run.waitingSince ?? run.updatedAt,
-      detailVisible,
-    };
+    return checkpoint.kind === 'state' ? (checkpoint.state.pending ?? null) : null;
   }
 
   private requireDetail(ctx: RequestContext, run: RunView): void {

@@ -52,9 +52,15 @@ export class PendingToolCallModel {
   @Field() callId: string;
   @Field() toolName: string;
   @Field() writes: boolean;
-  @Field(() => GraphQLJSON, { nullable: true, description: 'Null where the viewer may not see content.' })
+  @Field(() => GraphQLJSON, {
+    nullable: true,
+    description: 'Null without detail access, and for a call on a page the viewer may not show.',
+  })
   arguments: unknown;
-  @Field(() => [String], { description: 'Human-readable lines of what approving would change.' })
+  @Field(() => [String], {
+    description:
+      'Human-readable lines of what approving would change; one neutral line (naming no content) for a call on a page the viewer may not show.',
+  })
   preview: string[];
 }
 

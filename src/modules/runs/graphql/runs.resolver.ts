@@ -3,7 +3,15 @@ import { Access, Allow } from '../../../platform/auth/allow.decorator';
 import { Ctx } from '../../../platform/auth/context.decorator';
 import { RequestContext } from '../../../platform/auth/request-context';
 import { UserModel, UsersService, toUserModel } from '../../auth';
-import { ConfigurationModel, ConfigurationsService, toConfigurationModel } from '../../configurations';
+import {
+  ConfigurationModel,
+  ConfigurationsService,
+  mayUseConfiguration,
+  toConfigurationModel,
+  toWithheldConfigurationModel,
+} from '../../configurations';
+import { runAccess } from '../core/run-access.policy';
+import { mayReadOwnerGroups, mayReadRunConfiguration } from '../core/pending-visibility';
 import { RunsService } from '../application/runs.service';
 import { rowOf, toPendingModel, toRunModel, toStepModel } from './run.mapper';
 import {
@@ -73,24 +81,35 @@ export class RunsResolver {
     return toRunModel(await this.service.cancelRun(ctx, runId));
   }
 
-  @ResolveField(() => ConfigurationModel)
-  async configuration(@Parent() run: RunModel): Promise<ConfigurationModel> {
-    return toConfigurationModel(await this.configurations.getById(rowOf(run).configurationId));
+  @ResolveField(() => ConfigurationModel, {
+    description:
+      'A decider without detail access who may not use the configuration gets it withheld: id, isActive, requireSecondApprover and privacyLevel kept; names, provider and model read "(withheld)", maxIterations 0, skills empty (docs/security.md).',
+  })
+  async configuration(@Ctx() ctx: RequestContext, @Parent() run: RunModel): Promise<ConfigurationModel> {
+    const configuration = await this.configurations.getById(rowOf(run).configurationId);
+    const readable = mayReadRunConfiguration(
+      runAccess(ctx.viewer, rowOf(run)),
+      mayUseConfiguration(ctx.viewer, configuration),
+    );
+    return readable ? toConfigurationModel(configuration) : toWithheldConfigurationModel(configuration);
   }
 
-  @ResolveField(() => UserModel)
+  @ResolveField(() => UserModel, {
+    description: "The owner's groups are an empty list for a viewer without detail access.",
+  })
   async owner(@Ctx() ctx: RequestContext, @Parent() run: RunModel): Promise<UserModel> {
     const owner = await this.users.findById(ctx, rowOf(run).ownerId);
     if (!owner) throw new Error('run owner vanished');
-    return toUserModel(owner);
+    const model = toUserModel(owner);
+    return mayReadOwnerGroups(runAccess(ctx.viewer, rowOf(run))) ? model : { ...model, groups: [] };
   }
 
   @ResolveField(() => PendingTurnModel, {
     nullable: true,
     description: 'Set while WAITING_FOR_APPROVAL or WAITING_FOR_INPUT.',
   })
-  pending(@Ctx() ctx: RequestContext, @Parent() run: RunModel): PendingTurnModel | null {
-    const pending = this.service.pending(ctx, rowOf(run));
+  async pending(@Ctx() ctx: RequestContext, @Parent() run: RunModel): Promise<PendingTurnModel | null> {
+    const pending = await this.service.pending(ctx, rowOf(run));
     return pending ? toPendingModel(pending) : null;
   }
 
