@@ -8,6 +8,7 @@ import { SkillsModule } from '../skills';
 import { ConversationEvents } from './application/conversation-events';
 import { ConversationSync } from './application/conversation-sync';
 import { ConversationsService } from './application/conversations.service';
+import { ConversationDecisions } from './application/conversation-decisions';
 import { ConversationsResolver } from './graphql/conversations.resolver';
 import { ConversationsRepository } from './persistence/conversations.repository';
 
@@ -22,6 +23,7 @@ import { ConversationsRepository } from './persistence/conversations.repository'
     ConversationEvents,
     ConversationSync,
     ConversationsService,
+    ConversationDecisions,
     ConversationsResolver,
   ],
   exports: [ConversationsService, ConversationSync],

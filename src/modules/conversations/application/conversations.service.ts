@@ -6,8 +6,7 @@ import type { AuthUser } from '../../../platform/auth/auth-user';
 import { RequestContext } from '../../../platform/auth/request-context';
 import { TransactionRunner } from '../../../platform/database/transaction-runner';
 import { parseSerialId, parseUuid } from '../../../common/ids';
-import { badInput, forbidden, notFound, Refusal } from '../../../common/refusal';
-import { DecisionsService, type DecideCommand } from '../../approvals';
+import { forbidden, notFound, Refusal } from '../../../common/refusal';
 import { ConfigurationsService, type ChatSetup, type ConfigurationView } from '../../configurations';
 import {
   languageNotAccessible,
@@ -19,6 +18,14 @@ import {
 import { RunsService, type RunView, type SkillInvocation } from '../../runs';
 import { SkillsService, type CatalogueEntry } from '../../skills';
 import type { ConversationStatus } from '../core/conversation-status';
+import {
+  cleanMessage,
+  cleanModule,
+  cleanTitle,
+  MAX_TITLE_LENGTH,
+  viewOf,
+  type ViewContext,
+} from '../core/conversation-input';
 import { contextNote, planTurnSkills } from '../core/turn-plan';
 import { ConversationEntity } from '../persistence/conversation.entity';
 import { ConversationsRepository, type NewMessage } from '../persistence/conversations.repository';
@@ -53,26 +60,16 @@ export interface ConversationDecisionCommand {
   readonly values?: unknown;
 }
 
-/** Longest message a user may send, in characters. */
-export const MAX_MESSAGE_LENGTH = 20_000;
-/** Longest title, in characters (the column width). */
-export const MAX_TITLE_LENGTH = 200;
 /** Earlier messages sent to the model with a turn. */
 export const HISTORY_MESSAGES = 20;
 /** Conversations `conversations` lists at most. */
 export const LIST_LIMIT = 200;
 
-interface ViewContext {
-  readonly pageId: number | null;
-  readonly languageId: number | null;
-  readonly module: string | null;
-}
-
 /**
  * The chat (docs/chat-and-skills.md): conversations about a page in a language,
- * with a skill; each turn is a QUEUED run of the chat configuration carried by a worker;
- * decisions on the run the conversation waits on go the durable path. Every refusal comes
- * before anything is written, and every status change is a conditional UPDATE.
+ * with a skill; each turn is a QUEUED run of the chat configuration carried by a worker
+ * (decisions on it: ConversationDecisions). Every refusal comes before anything is written,
+ * and every status change is a conditional UPDATE.
  */
 @Injectable()
 export class ConversationsService {
@@ -82,7 +79,6 @@ export class ConversationsService {
     private readonly skills: SkillsService,
     private readonly pages: PagesService,
     private readonly runs: RunsService,
-    private readonly decisions: DecisionsService,
     private readonly transactions: TransactionRunner,
     private readonly events: ConversationEvents,
     private readonly sync: ConversationSync,
@@ -257,19 +253,6 @@ export class ConversationsService {
     return result.conversation;
   }
 
-  /** Approves or denies the run the conversation waits on (the durable path). */
-  async decideApproval(
-    ctx: RequestContext,
-    command: ConversationDecisionCommand,
-  ): Promise<ConversationEntity> {
-    return this.decide(ctx, command, 'AWAITING_APPROVAL', command.approve ? 'APPROVE' : 'DENY');
-  }
-
-  /** Answers the question the conversation waits on (the durable path). */
-  async submitInput(ctx: RequestContext, command: ConversationDecisionCommand): Promise<ConversationEntity> {
-    return this.decide(ctx, command, 'AWAITING_INPUT', 'INPUT');
-  }
-
   /** The viewer's conversations (repaired where stuck), most recent first. */
   async list(ctx: RequestContext): Promise<ConversationEntity[]> {
     const rows = await this.repository.listForOwner(ctx.viewer.id, LIST_LIMIT);
@@ -292,53 +275,6 @@ export class ConversationsService {
   async openEvents(ctx: RequestContext, conversationId: string) {
     const conversation = await this.own(ctx, conversationId);
     return this.events.open(ctx.viewer, conversation);
-  }
-
-  private async decide(
-    ctx: RequestContext,
-    command: ConversationDecisionCommand,
-    waiting: 'AWAITING_APPROVAL' | 'AWAITING_INPUT',
-    kind: DecideCommand['kind'],
-  ): Promise<ConversationEntity> {
-    const conversation = await this.sync.repair(await this.own(ctx, command.conversationId));
-    if (conversation.status === 'PROCESSING' && conversation.deciding) {
-      throw new Refusal('DECISION_IN_FLIGHT', 'A decision on this proposal is being carried out');
-    }
-    if (conversation.status !== waiting || !conversation.activeRunId) throw notWaiting(waiting);
-    const runId = conversation.activeRunId;
-    const claim = async (): Promise<void> => {
-      const moved = await this.repository.transition(
-        conversation.id,
-        [waiting],
-        { status: 'PROCESSING', deciding: true },
-        runId,
-      );
-      if (!moved) throw new Refusal('DECISION_IN_FLIGHT', 'A decision on this proposal is being carried out');
-    };
-    try {
-      await this.decisions.decide(ctx.withSurface('chat'), {
-        kind,
-        runId,
-        turnDigest: command.turnDigest,
-        reason: kind === 'DENY' ? (command.denialReason ?? null) : null,
-        values: command.values,
-        path: 'DURABLE',
-        alongside: claim,
-      });
-    } catch (e) {
-      // why: a run decided elsewhere meanwhile (the inbox) is no longer waiting; the
-      // conversation follows its run (RUN_FINISHED_OUTSIDE) rather than showing a stale card.
-      if (e instanceof Refusal && (e.code === 'RUN_NOT_WAITING' || e.code === 'ALREADY_RESUMING')) {
-        await this.sync.repair(conversation);
-        // why: read again: the run's own settle may have moved the conversation meanwhile.
-        const now = await this.repository.findById(conversation.id);
-        if (!now || now.status !== waiting) throw notWaiting(waiting);
-      }
-      throw e;
-    }
-    const updated = await this.require(conversation.id);
-    await this.events.changed(updated, []);
-    return updated;
   }
 
   private notice(
@@ -433,7 +369,7 @@ export class ConversationsService {
   }
 
   /** The viewer's own conversation; NOT_FOUND for anyone else's (no leak). */
-  private async own(ctx: RequestContext, id: string): Promise<ConversationEntity> {
+  async own(ctx: RequestContext, id: string): Promise<ConversationEntity> {
     const row = await this.repository.findById(parseUuid(id, 'conversationId'));
     // why: an admin may read any conversation, so knows it exists; acting in it stays the owner's.
     if (!row || (row.ownerId !== ctx.viewer.id && !ctx.viewer.isAdmin))
@@ -442,23 +378,15 @@ export class ConversationsService {
     return row;
   }
 
-  private async require(id: string): Promise<ConversationEntity> {
+  /** A conversation known to exist (read again after a change). */
+  async require(id: string): Promise<ConversationEntity> {
     const row = await this.repository.findById(id);
     if (!row) throw new Error(`conversation ${id} vanished`);
     return row;
   }
 }
 
-const notWaiting = (waiting: 'AWAITING_APPROVAL' | 'AWAITING_INPUT'): Refusal =>
-  waiting === 'AWAITING_APPROVAL'
-    ? new Refusal('NOT_AWAITING_APPROVAL', 'The conversation is not waiting for an approval')
-    : new Refusal('NOT_AWAITING_INPUT', 'The conversation is not waiting for input');
-
 const busy = (): Refusal => new Refusal('CONVERSATION_BUSY', 'A turn of this conversation is running');
-
-function viewOf(c: ConversationEntity): ViewContext {
-  return { pageId: c.viewPageId, languageId: c.viewLanguageId, module: c.viewModule };
-}
 
 function invocationOf(entry: { skillId: number; identifier: string }, view: ViewContext): SkillInvocation {
   return {
@@ -466,34 +394,6 @@ function invocationOf(entry: { skillId: number; identifier: string }, view: View
     identifier: entry.identifier,
     subject: { table: 'pages', id: view.pageId, languageId: view.languageId ?? 0 },
   };
-}
-
-/** Text a user sends: not blank, no NUL, at most MAX_MESSAGE_LENGTH characters. */
-function cleanMessage(text: string): string {
-  if (typeof text !== 'string' || text.trim() === '')
-    throw badInput('The message is empty', { field: 'text' });
-  if (text.includes('\u0000')) throw badInput('The message contains a NUL character', { field: 'text' });
-  if (text.length > MAX_MESSAGE_LENGTH) {
-    throw badInput(`The message is longer than ${MAX_MESSAGE_LENGTH} characters`, { field: 'text' });
-  }
-  return text;
-}
-
-function cleanTitle(title: string | null | undefined): string | null {
-  if (title === null || title === undefined || title.trim() === '') return null;
-  if (title.includes('\u0000')) throw badInput('The title contains a NUL character', { field: 'title' });
-  if (title.length > MAX_TITLE_LENGTH) {
-    throw badInput(`The title is longer than ${MAX_TITLE_LENGTH} characters`, { field: 'title' });
-  }
-  return title.trim();
-}
-
-function cleanModule(module: string): string | null {
-  if (module.trim() === '') return null;
-  if (module.includes('\u0000') || module.length > 100) {
-    throw badInput('The module must be at most 100 characters without NUL', { field: 'module' });
-  }
-  return module;
 }
 
 export type { PageView, ConfigurationView };

@@ -1,9 +1,6 @@
 import { renderNotice } from '../core/notices';
 import type { MessagePayload } from '../application/conversation-events';
-import type {
-  ConversationRecord as ConversationEntity,
-  MessageRecord as MessageEntity,
-} from '../application/conversation-records';
+import type { ConversationView, MessageView } from '../core/conversation-view';
 import {
   ConversationModel,
   ConversationStatusEnum,
@@ -12,9 +9,9 @@ import {
 } from './conversation.model';
 
 export const CONVERSATION_ROW = Symbol('conversationRow');
-export type ConversationModelWithRow = ConversationModel & { [CONVERSATION_ROW]: ConversationEntity };
+export type ConversationModelWithRow = ConversationModel & { [CONVERSATION_ROW]: ConversationView };
 
-export function toConversationModel(c: ConversationEntity): ConversationModelWithRow {
+export function toConversationModel(c: ConversationView): ConversationModelWithRow {
   const waiting = c.status === 'AWAITING_APPROVAL' || c.status === 'AWAITING_INPUT';
   return {
     id: c.id,
@@ -41,14 +38,14 @@ export function toConversationModel(c: ConversationEntity): ConversationModelWit
   };
 }
 
-export function conversationRowOf(model: ConversationModel): ConversationEntity {
+export function conversationRowOf(model: ConversationModel): ConversationView {
   const row = (model as Partial<ConversationModelWithRow>)[CONVERSATION_ROW];
   if (!row) throw new Error('conversation model without its row');
   return row;
 }
 
 /** A message for a reader: a NOTICE rendered in the reader's locale. */
-export function toMessageModel(m: MessageEntity | MessagePayload, locale: string): MessageModel {
+export function toMessageModel(m: MessageView | MessagePayload, locale: string): MessageModel {
   return {
     id: String(m.id),
     role: m.role as MessageRoleEnum,

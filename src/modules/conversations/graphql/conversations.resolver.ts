@@ -5,6 +5,7 @@ import { RequestContext } from '../../../platform/auth/request-context';
 import { toUserModel, UserModel, UsersService } from '../../auth';
 import { PendingTurnModel, RunsService, toPendingModel } from '../../runs';
 import { ConversationsService } from '../application/conversations.service';
+import { ConversationDecisions } from '../application/conversation-decisions';
 import { conversationRowOf, toConversationModel, toMessageModel } from './conversation.mapper';
 import {
   ConversationEventModel,
@@ -23,6 +24,7 @@ import {
 export class ConversationsResolver {
   constructor(
     private readonly service: ConversationsService,
+    private readonly chatDecisions: ConversationDecisions,
     private readonly runs: RunsService,
     private readonly users: UsersService,
   ) {}
@@ -97,7 +99,7 @@ export class ConversationsResolver {
     @Ctx() ctx: RequestContext,
     @Args('input') input: DecideConversationInput,
   ): Promise<ConversationModel> {
-    return toConversationModel(await this.service.decideApproval(ctx, input));
+    return toConversationModel(await this.chatDecisions.decideApproval(ctx, input));
   }
 
   @Mutation(() => ConversationModel, { description: 'Answer the question the conversation waits on.' })
@@ -106,7 +108,7 @@ export class ConversationsResolver {
     @Ctx() ctx: RequestContext,
     @Args('input') input: SubmitConversationInputInput,
   ): Promise<ConversationModel> {
-    return toConversationModel(await this.service.submitInput(ctx, input));
+    return toConversationModel(await this.chatDecisions.submitInput(ctx, input));
   }
 
   @ResolveField(() => UserModel)

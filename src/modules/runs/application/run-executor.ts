@@ -23,7 +23,7 @@ import type { ConfigurationView } from '../../configurations';
 import { PagesService } from '../../content';
 import type { Checkpoint } from '../core/checkpoint';
 import { Lease, RunsRepository } from '../persistence/runs.repository';
-import type { RunEntity } from '../persistence/run.entity';
+import type { RunView } from '../core/run-view';
 import { OwnerContentPort } from './content-port.adapter';
 import { RunEventsPublisher } from './run-events';
 import { RunSettler } from './run-settler';
@@ -32,7 +32,7 @@ import { StateVault } from './state-vault';
 /** One segment of a run to execute under a lease: a start, or a continuation of a decision. */
 export interface Segment {
   readonly lease: Lease;
-  readonly run: RunEntity;
+  readonly run: RunView;
   readonly configuration: ConfigurationView;
   readonly checkpoint: Checkpoint;
   /** Who decided, as the model is told, for a continuation. */

@@ -10,7 +10,7 @@ import { parseUuid } from '../../../common/ids';
 import { TokensService } from '../../auth';
 import { isTerminal, isWaiting } from '../core/run-status';
 import {} from '../persistence/runs.repository';
-import type { RunEntity } from '../persistence/run.entity';
+import type { RunView } from '../core/run-view';
 import { TraceEvent, traceTopic } from './run-events';
 import { StateVault } from './state-vault';
 
@@ -92,7 +92,7 @@ export class RunTraceService {
   }
 
   /** The terminal event of a run that has already stopped moving. */
-  private terminalOf(run: RunEntity): Extract<TraceEvent, { type: 'TERMINAL' }> {
+  private terminalOf(run: RunView): Extract<TraceEvent, { type: 'TERMINAL' }> {
     if (isWaiting(run.status)) {
       const pending = this.pendingOf(run);
       return {
@@ -110,7 +110,7 @@ export class RunTraceService {
     return { type: 'TERMINAL', runId: run.id, outcome: 'ERROR', error: run.errorMessage ?? 'The run failed' };
   }
 
-  private pendingOf(run: RunEntity): PendingTurn | null {
+  private pendingOf(run: RunView): PendingTurn | null {
     try {
       const cp = this.vault.open(run.id, run.checkpoint);
       return cp.kind === 'state' ? cp.state.pending : null;

@@ -1,5 +1,5 @@
 import type { PendingView } from '../application/runs.service';
-import type { RunRecord as RunEntity, RunStepRecord as RunStepEntity } from '../application/run-records';
+import type { RunStepView, RunView } from '../core/run-view';
 import {
   PauseKindEnum,
   PendingTurnModel,
@@ -12,9 +12,9 @@ import {
 
 /** The row behind a Run model, for its field resolvers (never exposed as a field). */
 export const RUN_ROW = Symbol('runRow');
-export type RunModelWithRow = RunModel & { [RUN_ROW]: RunEntity };
+export type RunModelWithRow = RunModel & { [RUN_ROW]: RunView };
 
-export function toRunModel(run: RunEntity): RunModelWithRow {
+export function toRunModel(run: RunView): RunModelWithRow {
   return {
     [RUN_ROW]: run,
     id: run.id,
@@ -35,13 +35,13 @@ export function toRunModel(run: RunEntity): RunModelWithRow {
   };
 }
 
-export function rowOf(model: RunModel): RunEntity {
+export function rowOf(model: RunModel): RunView {
   const row = (model as Partial<RunModelWithRow>)[RUN_ROW];
   if (!row) throw new Error('Run model without its row');
   return row;
 }
 
-export function toStepModel(step: RunStepEntity): RunStepModel {
+export function toStepModel(step: RunStepView): RunStepModel {
   return {
     sequence: step.sequence,
     kind: step.kind as StepKindEnum,
