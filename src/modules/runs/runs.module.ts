@@ -18,11 +18,15 @@ import { WorkSignal } from './application/work-signal';
 import { RunEventsResolver } from './graphql/run-events.resolver';
 import { RunsResolver } from './graphql/runs.resolver';
 import { RunsRepository } from './persistence/runs.repository';
+import { RunAdmissionRepository } from './persistence/run-admission.repository';
+import { RunAdmission } from './application/run-admission';
 
 @Module({
   imports: [AuthModule, ConfigurationsModule, ContentModule],
   providers: [
     RunsRepository,
+    RunAdmissionRepository,
+    RunAdmission,
     RunSettlements,
     RunSettler,
     RunDecisions,
