@@ -1,6 +1,7 @@
 export { RunsModule } from './runs.module';
 export { RunsService } from './application/runs.service';
 export { RunExecutor } from './application/run-executor';
+export { AGENT_TOOLS } from './application/agent-tools';
 export { StateVault } from './application/state-vault';
 export { RunEventsPublisher } from './application/run-events';
 export { runAccess, mayKnowRun } from './core/run-access.policy';

@@ -20,6 +20,7 @@ import { RunsResolver } from './graphql/runs.resolver';
 import { RunsRepository } from './persistence/runs.repository';
 import { RunAdmissionRepository } from './persistence/run-admission.repository';
 import { RunAdmission } from './application/run-admission';
+import { agentToolsProvider } from './application/agent-tools';
 
 @Module({
   imports: [AuthModule, ConfigurationsModule, ContentModule],
@@ -27,6 +28,7 @@ import { RunAdmission } from './application/run-admission';
     RunsRepository,
     RunAdmissionRepository,
     RunAdmission,
+    agentToolsProvider,
     RunSettlements,
     RunSettler,
     RunDecisions,
