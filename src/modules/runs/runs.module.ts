@@ -19,6 +19,7 @@ import { RunEventsResolver } from './graphql/run-events.resolver';
 import { RunsResolver } from './graphql/runs.resolver';
 import { RunsRepository } from './persistence/runs.repository';
 import { RunAdmissionRepository } from './persistence/run-admission.repository';
+import { RunReapingRepository } from './persistence/run-reaping.repository';
 import { RunAdmission } from './application/run-admission';
 import { agentToolsProvider } from './application/agent-tools';
 
@@ -27,6 +28,7 @@ import { agentToolsProvider } from './application/agent-tools';
   providers: [
     RunsRepository,
     RunAdmissionRepository,
+    RunReapingRepository,
     RunAdmission,
     agentToolsProvider,
     RunSettlements,

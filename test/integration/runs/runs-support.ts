@@ -11,12 +11,15 @@ import { TransactionRunner } from '../../../src/platform/database/transaction-ru
 import type { EventBus } from '../../../src/platform/pubsub/event-bus';
 import type { Checkpoint } from '../../../src/modules/runs/core/checkpoint';
 import { Lease, RunsRepository, StoredStep } from '../../../src/modules/runs/persistence/runs.repository';
+import { RunReapingRepository } from '../../../src/modules/runs/persistence/run-reaping.repository';
 import { TEST_STATE_KEY } from '../../support/test-env';
 
 /** The runs persistence and vault wired by hand on one data source, with demo references. */
 export interface RunsKit {
   readonly ds: DataSource;
   readonly repository: RunsRepository;
+  /** The reaper's statement. */
+  readonly reaping: RunReapingRepository;
   readonly vault: StateVault;
   readonly configurationId: number;
   readonly ownerId: number;
@@ -31,6 +34,7 @@ export async function runsKit(ds: DataSource): Promise<RunsKit> {
   return {
     ds,
     repository: new RunsRepository(ds),
+    reaping: new RunReapingRepository(ds),
     vault,
     configurationId: configuration!.id,
     ownerId: owner!.id,
@@ -173,5 +177,6 @@ export function settlerFor(
     settlements,
     new RunEventsPublisher(bus as EventBus),
     new TransactionRunner(kit.ds),
+    kit.reaping,
   );
 }
