@@ -8,6 +8,7 @@ import { AuthModule } from './modules/auth/auth.module';
 import { ConfigurationsModule } from './modules/configurations/configurations.module';
 import { ContentModule } from './modules/content/content.module';
 import { RunsModule } from './modules/runs/runs.module';
+import { SharedCountersModule } from './platform/redis/shared-counters';
 import { SkillsModule } from './modules/skills/skills.module';
 import { WorkerModule } from './modules/worker/worker.module';
 import { ConversationsModule } from './modules/conversations/conversations.module';
@@ -43,6 +44,8 @@ export class WorkerAppModule {
           useFactory: (c: AppConfig) => loggerParams(c),
         }),
         PubSubModule,
+        // why: the runs module's start caps count in it (a worker process starts no runs itself).
+        SharedCountersModule,
         AuthModule,
         ContentModule,
         SkillsModule,

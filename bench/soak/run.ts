@@ -70,6 +70,9 @@ function processEnv(db: BenchDatabase): Record<string, string> {
     STATE_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     LOG_LEVEL: process.env.SOAK_LOG_LEVEL ?? 'warn',
     RATE_LIMIT_PER_MINUTE: '1000000',
+    // why: the scenarios start many runs per user and leave many waiting.
+    RUN_STARTS_PER_MINUTE: '1000000',
+    RUNS_MAX_WAITING_PER_USER: '100000',
     // why: the idle measurement holds 1,000 graphql-ws connections as one user.
     WS_MAX_CONNECTIONS_PER_USER: '100000',
     RUN_LEASE_SECONDS: String(LEASE_SECONDS),

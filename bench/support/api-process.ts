@@ -65,6 +65,9 @@ export async function startApiProcess(
       HOST: '127.0.0.1',
       PORT: String(port),
       RATE_LIMIT_PER_MINUTE: '1000000',
+      // why: the scenarios start many runs per user and leave many waiting.
+      RUN_STARTS_PER_MINUTE: '1000000',
+      RUNS_MAX_WAITING_PER_USER: '100000',
       // why: the scenarios hold thousands of graphql-ws connections as one user (bob).
       WS_MAX_CONNECTIONS_PER_USER: '100000',
       ...env,

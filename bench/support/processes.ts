@@ -98,6 +98,9 @@ export async function startServerProcess(
       DB_MIGRATE: 'false',
       SEED_DEMO: 'false',
       RATE_LIMIT_PER_MINUTE: '1000000',
+      // why: the scenarios start many runs per user and leave many waiting.
+      RUN_STARTS_PER_MINUTE: '1000000',
+      RUNS_MAX_WAITING_PER_USER: '100000',
       ...env,
     },
     'api',

@@ -64,7 +64,7 @@ export {
 } from './providers/provider-access';
 
 export * from './tools/content-port';
-export type { InputSpec, ToolContext, ToolDefinition, ToolResult } from './tools/tool';
+export type { InputSpec, ToolContext, ToolDefinition, ToolEffect, ToolResult } from './tools/tool';
 export { ToolRegistry, ToolRegistrationError, ToolSet } from './tools/registry';
 export { BUILTIN_TOOLS, createDefaultToolRegistry } from './tools/builtins';
 export { ASK_USER } from './tools/ask-user';

@@ -34,6 +34,7 @@ export const ERROR_CODES = [
   'APPROVAL_STILL_PENDING',
   'DECISION_IN_FLIGHT',
   'TOO_MANY_CONVERSATIONS',
+  'TOO_MANY_WAITING_RUNS',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

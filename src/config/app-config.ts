@@ -39,6 +39,10 @@ export interface AppConfig {
   /** The in-process worker (queued-run pickup and the reaper) runs; default true. */
   readonly workerEnabled: boolean;
   readonly chatMaxActiveConversations: number;
+  /** Runs not yet finished one user may have; a start past it is TOO_MANY_WAITING_RUNS. */
+  readonly runsMaxWaitingPerUser: number;
+  /** Run starts per user per minute; past it RATE_LIMITED. */
+  readonly runStartsPerMinute: number;
   readonly wsMaxPayloadBytes: number;
   readonly wsConnectionInitTimeoutSeconds: number;
   readonly wsMaxSubscriptionsPerConnection: number;
@@ -118,6 +122,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     workerLivenessSeconds: raw.WORKER_LIVENESS_SECONDS ?? 30,
     workerEnabled: raw.WORKER_ENABLED ?? true,
     chatMaxActiveConversations: raw.CHAT_MAX_ACTIVE_CONVERSATIONS ?? 100,
+    runsMaxWaitingPerUser: raw.RUNS_MAX_WAITING_PER_USER ?? 50,
+    runStartsPerMinute: raw.RUN_STARTS_PER_MINUTE ?? 30,
     // why: 1 MiB, like HTTP bodies; ws would otherwise take 100 MiB frames before authentication.
     wsMaxPayloadBytes: raw.WS_MAX_PAYLOAD_BYTES ?? 1_048_576,
     wsConnectionInitTimeoutSeconds: raw.WS_CONNECTION_INIT_TIMEOUT_SECONDS ?? 5,

@@ -152,6 +152,22 @@ export class EnvSchema {
   @Max(100000)
   CHAT_MAX_ACTIVE_CONVERSATIONS?: number;
 
+  /** Unfinished runs (queued, running, waiting, decision recorded) one user may have at once. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  RUNS_MAX_WAITING_PER_USER?: number;
+
+  /** Run starts (startRun and chat turns) one user may make in a minute, over all instances. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  RUN_STARTS_PER_MINUTE?: number;
+
   /** The largest WebSocket frame accepted, before and after authentication (ws `maxPayload`). */
   @IsOptional()
   @Transform(toInt)

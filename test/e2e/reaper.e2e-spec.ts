@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { RunExecutor, StateVault } from '../../src/modules/runs';
+import type { ToolDefinition, ToolEffect, ToolRegistry } from '../../src/agent';
+import { AGENT_TOOLS, REAP_MESSAGES, RunExecutor, StateVault } from '../../src/modules/runs';
 import { RunsRepository } from '../../src/modules/runs/persistence/runs.repository';
 import { QueuedRunPicker } from '../../src/modules/worker';
+import { decide, digestOf, receiptOf } from '../support/decisions';
 import { collect, demoIds, startRun, until, waitForRest } from '../support/runs';
 import { bootTestApp, TestApp } from '../support/test-app';
 
@@ -52,6 +54,42 @@ async function abandon(t: TestApp, id: string, pendingEffect: unknown = null): P
     [id, pendingEffect === null ? null : JSON.stringify(pendingEffect)],
   );
   expect(result[1]).toBe(1);
+}
+
+/** Takes the run away from its process as a lost lease does, leaving its pending effect as it is. */
+async function cutOff(t: TestApp, id: string): Promise<void> {
+  const result: [unknown[], number] = await t.dataSource.query(
+    `UPDATE run SET lease_token = gen_random_uuid(), lease_expires_at = now() - interval '1 second'
+      WHERE id = $1 AND status = 'RUNNING'`,
+    [id],
+  );
+  expect(result[1]).toBe(1);
+}
+
+/** A test double: a write declaring `effect` whose first execution waits until released. */
+function gatedWrite(name: string, effect: ToolEffect) {
+  let enter: () => void = () => undefined;
+  let open: () => void = () => undefined;
+  const entered = new Promise<void>((r) => (enter = r));
+  const released = new Promise<void>((r) => (open = r));
+  const gate = { executions: 0, entered, release: () => open() };
+  const tool: ToolDefinition = {
+    name,
+    description: `test double: a write with an ${effect} effect`,
+    parameters: { type: 'object', additionalProperties: false, properties: { note: { type: 'string' } } },
+    writes: true,
+    effect,
+    preview: (args) => Promise.resolve({ ok: true, value: [`note: ${String(args.note)}`] }),
+    async execute() {
+      gate.executions += 1;
+      if (gate.executions === 1) {
+        enter();
+        await released;
+      }
+      return { ok: true, output: { done: true } };
+    },
+  };
+  return { tool, gate };
 }
 
 /** Inserts QUEUED runs the way a queued start does (sealed start input, no lease). */
@@ -171,6 +209,80 @@ describe('reaper and queued-run pickup end to end', () => {
       step_count: 2,
     });
     expect((await stepsOf(t, run.id)).map((s) => s.kind)).toEqual(['CONTEXT', 'REQUEST']);
+  });
+
+  /** A run of a scripted call to `tool`, approved as alice; resolves once the call executes. */
+  async function approvedCallOf(tool: string, gate: { entered: Promise<void> }): Promise<string> {
+    const configurationId = await upsertScripted(t, `calls-${tool}`, {
+      rounds: [{ toolCalls: [{ name: tool, arguments: { note: 'hello' } }] }, { text: 'Done.' }],
+    });
+    const run = await startRun(t, 'alice', { configurationId, prompt: 'Do it' });
+    expect(await waitForRest(t, run.id)).toBe('WAITING_FOR_APPROVAL');
+    const turnDigest = await digestOf(t, run.id);
+    expect(receiptOf(await decide(t, 'approve', 'alice', { runId: run.id, turnDigest })).path).toBe('INLINE');
+    await gate.entered;
+    return run.id;
+  }
+
+  it('fails a run cut off inside a call with an external effect NOT_RETRYABLE and never repeats the call', async () => {
+    const { tool, gate } = gatedWrite('notify_external', 'external');
+    t.app.get<ToolRegistry>(AGENT_TOOLS).register(tool);
+    const id = await approvedCallOf('notify_external', gate);
+    // the pending effect carries the tool's declaration
+    expect((await runRow(t, id)).pending_effect).toEqual({
+      callId: 'call_1_1',
+      toolName: 'notify_external',
+      effect: 'external',
+    });
+    const trace = collect<TraceEvent>(t.ws('admin'), RUN_EVENTS, { runId: id });
+    await cutOff(t, id);
+
+    expect(await waitForRest(t, id, 10_000)).toBe('FAILED');
+    const message = REAP_MESSAGES.EFFECT_EXTERNAL.replace('%s', 'notify_external');
+    await trace.done;
+    expect(trace.events.at(-1)!.runEvents).toMatchObject({
+      kind: 'TERMINAL',
+      outcome: 'ERROR',
+      error: message,
+    });
+    // the cut-off process wakes, is fenced out, and nobody executes the call again
+    gate.release();
+    await t.app.get(RunExecutor).settled(id);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(gate.executions).toBe(1);
+    expect(await runRow(t, id)).toMatchObject({
+      status: 'FAILED',
+      termination_reason: 'NOT_RETRYABLE',
+      error_message: message,
+      requeue_count: 0,
+      checkpoint: null,
+      lease_token: null,
+      pending_effect: { callId: 'call_1_1', toolName: 'notify_external', effect: 'external' },
+    });
+    expect((await stepsOf(t, id)).map((s) => s.kind)).not.toContain('TOOL');
+    const [decision] = await t.dataSource.query('SELECT outcome FROM decision WHERE run_id = $1', [id]);
+    expect(decision).toEqual({ outcome: 'FAILED' });
+  });
+
+  it('requeues a run cut off inside a transactional call that never committed, and carries the call out', async () => {
+    const { tool, gate } = gatedWrite('record_in_run', 'transactional');
+    t.app.get<ToolRegistry>(AGENT_TOOLS).register(tool);
+    const id = await approvedCallOf('record_in_run', gate);
+    expect((await runRow(t, id)).pending_effect).toMatchObject({ effect: 'transactional' });
+    await cutOff(t, id);
+
+    // the reaper requeues it, the picker resumes the approved call from the checkpoint
+    expect(await waitForRest(t, id, 20_000)).toBe('COMPLETED');
+    gate.release();
+    await t.app.get(RunExecutor).settled(id);
+    expect(gate.executions).toBe(2);
+    expect(await runRow(t, id)).toMatchObject({
+      termination_reason: 'COMPLETED',
+      requeue_count: 1,
+      pending_effect: null,
+      lease_token: null,
+    });
+    expect((await stepsOf(t, id)).filter((s) => s.kind === 'TOOL')).toHaveLength(1);
   });
 
   it('picks up queued runs at most WORKER_CONCURRENCY at once and completes them all', async () => {

@@ -48,6 +48,10 @@ export async function bootTestApp(env: Record<string, string> = {}): Promise<Tes
     SEED_DEMO: 'false',
     // why: tests take the inline path unless they opt into the durable one explicitly.
     DECISION_PATH: 'inline',
+    // why: suites start many runs as one user in seconds; the per-user run caps are out of the
+    // way unless a test sets them (test/e2e/run-caps.e2e-spec.ts does).
+    RUN_STARTS_PER_MINUTE: '1000000',
+    RUNS_MAX_WAITING_PER_USER: '100000',
     ...env,
   });
   const app = await createApp(config, db.target);

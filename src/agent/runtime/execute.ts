@@ -24,9 +24,17 @@ export async function executeCall(
   options?: RunToolOptions,
   checkpoint?: (result: ToolResultMessage) => SuspendedState,
 ): Promise<ToolResultMessage> {
-  const writes = session.tools.get(call.name)?.writes === true;
-  if (writes)
-    await session.ports.setPendingEffect({ callId: call.id, toolName: call.name, arguments: call.arguments });
+  const tool = session.tools.get(call.name);
+  const writes = tool?.writes === true;
+  if (writes) {
+    await session.ports.setPendingEffect({
+      callId: call.id,
+      toolName: call.name,
+      arguments: call.arguments,
+      // why: registration requires the declaration; were it missing, external is the safe guess.
+      effect: tool?.effect ?? 'external',
+    });
+  }
   const started = session.now();
   const result = await runTool(session.tools, call, session.toolContext(), options);
   await session.record(toolStep(round, call, result, session.now() - started));

@@ -1,6 +1,7 @@
 import type { Provider } from '../providers/provider';
 import type { ContentPort, RunOwner } from '../tools/content-port';
 import type { ToolRegistry } from '../tools/registry';
+import type { ToolEffect } from '../tools/tool';
 import type { PrivacyLevel, RunSubject, Step, SuspendedState, ToolArguments } from './types';
 
 /** What `recordStep` may hand back (the stored sequence), passed on to `onStep`. */
@@ -13,6 +14,8 @@ export interface PendingEffect {
   readonly callId: string;
   readonly toolName: string;
   readonly arguments: ToolArguments;
+  /** The tool's declaration: whether the effect commits with the run's `applied` mark. */
+  readonly effect: ToolEffect;
 }
 
 /**
@@ -34,7 +37,8 @@ export interface AgentPorts {
   shouldStop(): boolean | Promise<boolean>;
   /**
    * Set before a write tool executes (the call), cleared after its TOOL / TOOL_WRITE steps are
-   * recorded (null). While set, a reaper settles an expired run NOT_RETRYABLE. On clearing, the
+   * recorded (null). While set, a reaper requeues an expired run only when the effect is
+   * `transactional` and was never marked applied, else fails it NOT_RETRYABLE. On clearing, the
    * runtime hands over `checkpoint`: the state to continue from should this segment stop now
    * (`pending: null`, the write's result settled, the rest of the approved calls in
    * `carryOver`); store it with the clearing (one UPDATE) and continue it with

@@ -54,6 +54,7 @@ describe('resumeAgent: approve', () => {
       callId: 'call_2_1',
       toolName: 'pages_update',
       arguments: { seoTitle: 'A sharper SEO title', pageId: 1, languageId: 0 },
+      effect: 'transactional',
     });
     expect(fake.effects[1]).toBeNull();
     expect(fake.effects).toHaveLength(2);

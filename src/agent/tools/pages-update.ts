@@ -30,6 +30,8 @@ export const pagesUpdateTool: ToolDefinition = {
     anyOf: PAGE_FIELDS.map((f) => ({ required: [f] })),
   },
   writes: true,
+  // why: the page write and the run's `applied` mark commit in one transaction (OwnerContentPort).
+  effect: 'transactional',
   resolveArguments: (args, ctx) => resolvePageArguments(args, ctx.subject),
   async preview(args, ctx) {
     const change = toChange(args, ctx);

@@ -71,8 +71,8 @@ function checkTool(tool: RegisteredTool, args: ToolArguments): SchemaCheck {
 
 /**
  * The catalogue of tools. Registration refuses a tool that both writes and takes input, a
- * write without a preview, a duplicate or malformed name, and an argument schema that does
- * not compile.
+ * write without a preview or without a declared effect, an effect on a tool that does not
+ * write, a duplicate or malformed name, and an argument schema that does not compile.
  */
 export class ToolRegistry {
   private readonly tools = new Map<string, RegisteredTool>();
@@ -115,5 +115,9 @@ function registrationProblem(d: ToolDefinition, known: ReadonlyMap<string, unkno
   if (known.has(d.name)) return 'a tool with this name is already registered';
   if (d.writes && d.input) return 'a tool cannot both write (need approval) and ask for input (inputSchema)';
   if (d.writes && !d.preview) return 'a tool that writes needs a preview';
+  // why: the reaper's rule depends on it; an undeclared effect would have to be guessed.
+  if (d.writes && d.effect !== 'transactional' && d.effect !== 'external')
+    return 'a tool that writes must declare its effect: "transactional" or "external"';
+  if (!d.writes && d.effect !== undefined) return 'only a tool that writes declares an effect';
   return null;
 }

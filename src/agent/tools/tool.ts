@@ -23,10 +23,22 @@ export interface InputSpec {
 }
 
 /**
+ * Where a writing tool's effect commits, which decides what happens to a run cut off while the
+ * call is in flight (the reaper, docs/run-lifecycle.md):
+ *
+ * - `transactional`: the effect commits through the content port's fenced write, in one
+ *   transaction with the run's pending-effect `applied` mark. No mark means the effect never
+ *   happened, so the run may be requeued and carry the call out once.
+ * - `external`: anything else (another system, a call that cannot join the run's transaction).
+ *   Whether it happened cannot be told, so a cut-off run fails NOT_RETRYABLE, never repeating it.
+ */
+export type ToolEffect = 'transactional' | 'external';
+
+/**
  * A tool the model may call. Arguments are checked against `parameters` (ajv) before
  * `preview` or `execute` runs; invalid arguments become an error result. A tool either
- * `writes` (its calls need approval; it must have `preview`) or has `input` (its calls pause
- * for input), never both.
+ * `writes` (its calls need approval; it must have `preview` and declare its `effect`) or has
+ * `input` (its calls pause for input), never both.
  */
 export interface ToolDefinition {
   readonly name: string;
@@ -34,6 +46,8 @@ export interface ToolDefinition {
   /** JSON Schema of the arguments (after `resolveArguments`). */
   readonly parameters: JsonSchema;
   readonly writes: boolean;
+  /** Writes only (required there): where the effect commits; see ToolEffect. */
+  readonly effect?: ToolEffect;
   readonly input?: InputSpec;
   /** Fills run defaults (the subject page and language) and normalises (numeric strings). */
   resolveArguments?(args: ToolArguments, ctx: Pick<ToolContext, 'subject'>): ToolArguments;

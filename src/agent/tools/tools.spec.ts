@@ -1,6 +1,6 @@
 import { ABOUT, HOME } from '../testing/fixtures';
 import { InMemoryContent } from '../testing/in-memory-content';
-import { createDefaultToolRegistry } from './builtins';
+import { BUILTIN_TOOLS, createDefaultToolRegistry } from './builtins';
 import type { PageChange } from './content-port';
 import { pagesUpdateTool, previewLines } from './pages-update';
 import { ToolRegistrationError, ToolRegistry } from './registry';
@@ -38,6 +38,28 @@ describe('ToolRegistry', () => {
     };
     expect(() => new ToolRegistry().register(both)).toThrow(ToolRegistrationError);
     expect(() => new ToolRegistry().register(both)).toThrow(/both write/);
+  });
+
+  it('refuses a write without a declared effect, and an effect on a tool that does not write', () => {
+    const preview = () => Promise.resolve({ ok: true as const, value: [] });
+    expect(() => new ToolRegistry().register({ ...base, writes: true, preview })).toThrow(
+      /must declare its effect/,
+    );
+    expect(() =>
+      new ToolRegistry().register({ ...base, writes: true, preview, effect: 'maybe' as never }),
+    ).toThrow(/must declare its effect/);
+    expect(() => new ToolRegistry().register({ ...base, effect: 'external' })).toThrow(
+      /only a tool that writes/,
+    );
+    for (const effect of ['transactional', 'external'] as const) {
+      expect(new ToolRegistry().register({ ...base, writes: true, preview, effect }).names()).toEqual(['x']);
+    }
+  });
+
+  it('declares pages_update transactional: its write commits with the run’s applied mark', () => {
+    expect(BUILTIN_TOOLS.filter((t) => t.writes).map((t) => [t.name, t.effect])).toEqual([
+      ['pages_update', 'transactional'],
+    ]);
   });
 
   it('refuses a write without preview, a duplicate, a bad name and a schema that does not compile', () => {

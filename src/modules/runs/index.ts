@@ -1,10 +1,13 @@
 export { RunsModule } from './runs.module';
 export { RunsService } from './application/runs.service';
 export { RunExecutor } from './application/run-executor';
+export { AGENT_TOOLS } from './application/agent-tools';
+export { REAP_MESSAGES, type ReapCause } from './core/reap-rule';
 export { StateVault } from './application/state-vault';
 export { RunEventsPublisher } from './application/run-events';
 export { runAccess, mayKnowRun } from './core/run-access.policy';
-export type { ClaimedRun, ReapedRun, Lease } from './persistence/runs.repository';
+export type { ClaimedRun, Lease } from './persistence/runs.repository';
+export type { ReapedRun } from './persistence/run-reaping.repository';
 export type { Checkpoint } from './core/checkpoint';
 export { RunModel, RunStatusEnum, PendingTurnModel } from './graphql/run.model';
 export { toRunModel, rowOf } from './graphql/run.mapper';

@@ -20,6 +20,10 @@ import { RunsResolver } from './graphql/runs.resolver';
 import { RunsRepository } from './persistence/runs.repository';
 import { RunReadsRepository } from './persistence/run-reads.repository';
 import { RunClaimsRepository } from './persistence/run-claims.repository';
+import { RunAdmissionRepository } from './persistence/run-admission.repository';
+import { RunReapingRepository } from './persistence/run-reaping.repository';
+import { RunAdmission } from './application/run-admission';
+import { agentToolsProvider } from './application/agent-tools';
 
 @Module({
   imports: [AuthModule, ConfigurationsModule, ContentModule],
@@ -27,6 +31,10 @@ import { RunClaimsRepository } from './persistence/run-claims.repository';
     RunsRepository,
     RunReadsRepository,
     RunClaimsRepository,
+    RunAdmissionRepository,
+    RunReapingRepository,
+    RunAdmission,
+    agentToolsProvider,
     RunSettlements,
     RunSettler,
     RunDecisions,

@@ -34,7 +34,7 @@ describe('a writer with a stale lease token', () => {
     expect(await kit.repository.appendStep(stale, step(1), LEASE_SECONDS)).toBe(1);
     expect(await kit.repository.appendStep(stale, step(2), LEASE_SECONDS)).toBe(2);
     await expireLease(ds, stale.runId);
-    const reaped = await kit.claims.reapExpired(100);
+    const reaped = await kit.reaping.reapExpired(100);
     expect(reaped).toMatchObject([{ id: stale.runId, status: 'QUEUED', terminationReason: null }]);
     const [claim] = await kit.claims.claimQueued('worker:int:takeover', LEASE_SECONDS, 1);
     expect(claim?.run.id).toBe(stale.runId);

@@ -2,8 +2,9 @@ import { Logger } from '@nestjs/common';
 import { TransactionRunner } from '../../../src/platform/database/transaction-runner';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../../../src/config/app-config';
-import type { ReapedRun } from '../../../src/modules/runs/persistence/runs.repository';
-import { QueuedRunPicker, ReaperService, reapedMessage } from '../../../src/modules/worker';
+import type { ReapedRun } from '../../../src/modules/runs/persistence/run-reaping.repository';
+import { REAP_MESSAGES } from '../../../src/modules/runs';
+import { QueuedRunPicker, ReaperService } from '../../../src/modules/worker';
 import { createTestDatabase, openDataSource, TestDatabase } from '../../support/test-database';
 import {
   expireLease,
@@ -40,7 +41,7 @@ describe('the reaper on a real database', () => {
     await kit.repository.appendStep(lease, step(1), LEASE_SECONDS);
     const checkpoint = (await rowOf(ds, lease.runId)).checkpoint;
     await expireLease(ds, lease.runId);
-    expect(byId(await kit.claims.reapExpired(100), lease.runId)).toMatchObject({
+    expect(byId(await kit.reaping.reapExpired(100), lease.runId)).toMatchObject({
       id: lease.runId,
       status: 'QUEUED',
       terminationReason: null,
@@ -60,7 +61,7 @@ describe('the reaper on a real database', () => {
 
   it('leaves runs whose lease has not expired alone', async () => {
     const lease = await runningRun(kit);
-    expect(byId(await kit.claims.reapExpired(100), lease.runId)).toBeUndefined();
+    expect(byId(await kit.reaping.reapExpired(100), lease.runId)).toBeUndefined();
     expect(await rowOf(ds, lease.runId)).toMatchObject({
       status: 'RUNNING',
       lease_token: lease.token,
@@ -72,7 +73,7 @@ describe('the reaper on a real database', () => {
     const lease = await runningRun(kit);
     await ds.query('UPDATE run SET requeue_count = 3 WHERE id = $1', [lease.runId]);
     await expireLease(ds, lease.runId);
-    expect(byId(await kit.claims.reapExpired(100), lease.runId)).toMatchObject({
+    expect(byId(await kit.reaping.reapExpired(100), lease.runId)).toMatchObject({
       id: lease.runId,
       status: 'FAILED',
       terminationReason: 'RETRIES_EXHAUSTED',
@@ -95,7 +96,7 @@ describe('the reaper on a real database', () => {
     const outcomes: string[] = [];
     for (let i = 0; i < 4; i++) {
       await expireLease(ds, lease.runId);
-      outcomes.push(byId(await kit.claims.reapExpired(100), lease.runId)!.status);
+      outcomes.push(byId(await kit.reaping.reapExpired(100), lease.runId)!.status);
       const [claim] = await kit.claims.claimQueued('worker:int:again', LEASE_SECONDS, 10);
       if (i < 3) expect(claim?.run.id).toBe(lease.runId);
       else expect(claim).toBeUndefined();
@@ -109,22 +110,29 @@ describe('the reaper on a real database', () => {
 
   it('fails a run whose write committed (pending effect applied) NOT_RETRYABLE and blanks its state', async () => {
     const lease = await runningRun(kit);
-    expect(await kit.repository.setPendingEffect(lease, { callId: 'call_1', toolName: 'pages_update' })).toBe(
-      true,
-    );
+    expect(
+      await kit.repository.setPendingEffect(lease, {
+        callId: 'call_1',
+        toolName: 'pages_update',
+        effect: 'transactional',
+      }),
+    ).toBe(true);
     expect(await new TransactionRunner(ds).run(() => kit.repository.markEffectApplied(lease))).toBe(true);
     await expireLease(ds, lease.runId);
-    expect(byId(await kit.claims.reapExpired(100), lease.runId)).toMatchObject({
+    expect(byId(await kit.reaping.reapExpired(100), lease.runId)).toMatchObject({
       id: lease.runId,
       status: 'FAILED',
       terminationReason: 'NOT_RETRYABLE',
+      cause: 'EFFECT_APPLIED',
+      errorMessage: REAP_MESSAGES.EFFECT_APPLIED,
     });
     const row = await rowOf(ds, lease.runId);
     expect(row).toMatchObject({
       status: 'FAILED',
       requeue_count: 0,
       checkpoint: null,
-      pending_effect: { callId: 'call_1', toolName: 'pages_update', applied: true },
+      pending_effect: { callId: 'call_1', toolName: 'pages_update', effect: 'transactional', applied: true },
+      error_message: REAP_MESSAGES.EFFECT_APPLIED,
       lease_token: null,
     });
   });
@@ -132,9 +140,13 @@ describe('the reaper on a real database', () => {
   it('requeues a run whose pending write never committed, clearing the effect and keeping its state', async () => {
     const lease = await runningRun(kit);
     const before = await rowOf(ds, lease.runId);
-    expect(await kit.repository.setPendingEffect(lease, { callId: 'call_2', toolName: 'pages_update' })).toBe(
-      true,
-    );
+    expect(
+      await kit.repository.setPendingEffect(lease, {
+        callId: 'call_2',
+        toolName: 'pages_update',
+        effect: 'transactional',
+      }),
+    ).toBe(true);
     // the write's transaction rolled back: its mark with it
     await new TransactionRunner(ds)
       .run(async () => {
@@ -143,7 +155,7 @@ describe('the reaper on a real database', () => {
       })
       .catch(() => undefined);
     await expireLease(ds, lease.runId);
-    expect(byId(await kit.claims.reapExpired(100), lease.runId)).toMatchObject({
+    expect(byId(await kit.reaping.reapExpired(100), lease.runId)).toMatchObject({
       id: lease.runId,
       status: 'QUEUED',
       terminationReason: null,
@@ -168,6 +180,93 @@ describe('the reaper on a real database', () => {
     });
   });
 
+  it('fails a run whose external effect was in flight NOT_RETRYABLE, naming the tool, even though nothing was marked', async () => {
+    const lease = await runningRun(kit);
+    await kit.repository.appendStep(lease, step(1), LEASE_SECONDS);
+    const effect = { callId: 'call_4', toolName: 'send_newsletter', effect: 'external' };
+    expect(await kit.repository.setPendingEffect(lease, effect)).toBe(true);
+    await expireLease(ds, lease.runId);
+    const message = REAP_MESSAGES.EFFECT_EXTERNAL.replace('%s', 'send_newsletter');
+    expect(byId(await kit.reaping.reapExpired(100), lease.runId)).toMatchObject({
+      status: 'FAILED',
+      terminationReason: 'NOT_RETRYABLE',
+      cause: 'EFFECT_EXTERNAL',
+      errorMessage: message,
+    });
+    const row = await rowOf(ds, lease.runId);
+    expect(row).toMatchObject({
+      status: 'FAILED',
+      termination_reason: 'NOT_RETRYABLE',
+      error_message: message,
+      requeue_count: 0,
+      checkpoint: null,
+      pending_effect: effect,
+      lease_token: null,
+      step_count: 1,
+    });
+    expect(row.finished_at).not.toBeNull();
+    expect(message).toMatch(/external effect \(send_newsletter\).*not repeated/);
+  });
+
+  it('fails an applied external effect, and an effect recorded without a declaration, NOT_RETRYABLE too', async () => {
+    const applied = await runningRun(kit);
+    await kit.repository.setPendingEffect(applied, {
+      callId: 'c',
+      toolName: 'send_newsletter',
+      effect: 'external',
+    });
+    await new TransactionRunner(ds).run(() => kit.repository.markEffectApplied(applied));
+    const undeclared = await runningRun(kit);
+    // what a version before the rule recorded: no declaration, so it is not guessed to be safe
+    await kit.repository.setPendingEffect(undeclared, { callId: 'c', toolName: 'pages_update' });
+    await expireLease(ds, applied.runId);
+    await expireLease(ds, undeclared.runId);
+    const reaped = await kit.reaping.reapExpired(100);
+    expect(byId(reaped, applied.runId)).toMatchObject({ status: 'FAILED', cause: 'EFFECT_APPLIED' });
+    expect(byId(reaped, undeclared.runId)).toMatchObject({
+      status: 'FAILED',
+      terminationReason: 'NOT_RETRYABLE',
+      cause: 'EFFECT_EXTERNAL',
+    });
+  });
+
+  it('judges every run of one pass by its own pending effect', async () => {
+    const none = await runningRun(kit);
+    const unapplied = await runningRun(kit);
+    await kit.repository.setPendingEffect(unapplied, {
+      callId: 'a',
+      toolName: 'pages_update',
+      effect: 'transactional',
+    });
+    const external = await runningRun(kit);
+    await kit.repository.setPendingEffect(external, {
+      callId: 'b',
+      toolName: 'send_newsletter',
+      effect: 'external',
+    });
+    const exhausted = await runningRun(kit);
+    await kit.repository.setPendingEffect(exhausted, {
+      callId: 'c',
+      toolName: 'pages_update',
+      effect: 'transactional',
+    });
+    await ds.query('UPDATE run SET requeue_count = 3 WHERE id = $1', [exhausted.runId]);
+    for (const lease of [none, unapplied, external, exhausted]) await expireLease(ds, lease.runId);
+    const reaped = await kit.reaping.reapExpired(100);
+    const verdict = (lease: { runId: string }) => {
+      const r = byId(reaped, lease.runId)!;
+      return [r.status, r.terminationReason, r.cause];
+    };
+    expect([none, unapplied, external, exhausted].map(verdict)).toEqual([
+      ['QUEUED', null, null],
+      ['QUEUED', null, null],
+      ['FAILED', 'NOT_RETRYABLE', 'EFFECT_EXTERNAL'],
+      ['FAILED', 'RETRIES_EXHAUSTED', 'RETRIES_EXHAUSTED'],
+    ]);
+    expect((await rowOf(ds, unapplied.runId)).pending_effect).toBeNull();
+    expect((await rowOf(ds, exhausted.runId)).error_message).toBe(REAP_MESSAGES.RETRIES_EXHAUSTED);
+  });
+
   it('ReaperService publishes TERMINAL and SETTLED for the runs it failed, and wakes the picker for requeues', async () => {
     const published: Array<{ topic: string; payload: any }> = [];
     const bus = {
@@ -187,7 +286,11 @@ describe('the reaper on a real database', () => {
     const failed = await runningRun(kit);
     await kit.repository.appendStep(failed, step(1), LEASE_SECONDS);
     await kit.repository.appendStep(failed, step(2), LEASE_SECONDS);
-    await kit.repository.setPendingEffect(failed, { callId: 'call_9', toolName: 'pages_update' });
+    await kit.repository.setPendingEffect(failed, {
+      callId: 'call_9',
+      toolName: 'pages_update',
+      effect: 'transactional',
+    });
     await new TransactionRunner(ds).run(() => kit.repository.markEffectApplied(failed));
     await expireLease(ds, requeued.runId);
     await expireLease(ds, failed.runId);
@@ -201,7 +304,7 @@ describe('the reaper on a real database', () => {
           type: 'TERMINAL',
           runId: failed.runId,
           outcome: 'ERROR',
-          error: reapedMessage({ terminationReason: 'NOT_RETRYABLE' }),
+          error: REAP_MESSAGES.EFFECT_APPLIED,
         },
       },
       {

@@ -13,6 +13,7 @@ import type { Checkpoint } from '../../../src/modules/runs/core/checkpoint';
 import { Lease, RunsRepository, StoredStep } from '../../../src/modules/runs/persistence/runs.repository';
 import { RunReadsRepository } from '../../../src/modules/runs/persistence/run-reads.repository';
 import { RunClaimsRepository } from '../../../src/modules/runs/persistence/run-claims.repository';
+import { RunReapingRepository } from '../../../src/modules/runs/persistence/run-reaping.repository';
 import { TEST_STATE_KEY } from '../../support/test-env';
 
 /** The runs persistence and vault wired by hand on one data source, with demo references. */
@@ -21,6 +22,8 @@ export interface RunsKit {
   readonly repository: RunsRepository;
   readonly reads: RunReadsRepository;
   readonly claims: RunClaimsRepository;
+  /** The reaper's statement. */
+  readonly reaping: RunReapingRepository;
   readonly vault: StateVault;
   readonly configurationId: number;
   readonly ownerId: number;
@@ -37,6 +40,7 @@ export async function runsKit(ds: DataSource): Promise<RunsKit> {
     repository: new RunsRepository(ds),
     reads: new RunReadsRepository(ds),
     claims: new RunClaimsRepository(ds),
+    reaping: new RunReapingRepository(ds),
     vault,
     configurationId: configuration!.id,
     ownerId: owner!.id,
@@ -176,9 +180,9 @@ export function settlerFor(
 ): RunSettler {
   return new RunSettler(
     kit.repository,
-    kit.claims,
     settlements,
     new RunEventsPublisher(bus as EventBus),
     new TransactionRunner(kit.ds),
+    kit.reaping,
   );
 }

@@ -38,6 +38,7 @@ export const REFUSAL_MESSAGES: Readonly<Record<string, string>> = {
   APPROVAL_STILL_PENDING: 'Decide the pending proposal before you write again.',
   DECISION_IN_FLIGHT: 'Your decision is being carried out. Wait a moment.',
   TOO_MANY_CONVERSATIONS: 'You have too many conversations open. Archive some first.',
+  TOO_MANY_WAITING_RUNS: 'You have too many runs open. Decide or cancel some before starting another.',
   NETWORK: 'The server cannot be reached. Check the connection and try again.',
 };
 

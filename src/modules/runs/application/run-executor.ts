@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { hostname } from 'node:os';
 import {
-  createDefaultToolRegistry,
   createProvider,
   LeaseLostError,
   resumeAgent,
@@ -13,6 +12,7 @@ import {
   type RunOutcome,
   type Step,
   type StepReceipt,
+  type ToolRegistry,
 } from '../../../agent';
 import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
@@ -24,6 +24,7 @@ import { PagesService } from '../../content';
 import type { Checkpoint } from '../core/checkpoint';
 import { Lease, RunsRepository } from '../persistence/runs.repository';
 import type { RunView } from '../core/run-view';
+import { AGENT_TOOLS } from './agent-tools';
 import { OwnerContentPort } from './content-port.adapter';
 import { RunEventsPublisher } from './run-events';
 import { RunSettler } from './run-settler';
@@ -45,8 +46,6 @@ interface Live {
   lastProgressAt: number;
 }
 
-const tools = createDefaultToolRegistry();
-
 /**
  * Executes run segments in the background of this process under their lease: builds the
  * runtime's ports (fenced step writes, pending effects, the owner's content access, events),
@@ -67,6 +66,7 @@ export class RunExecutor implements OnApplicationShutdown {
     private readonly principals: PrincipalsService,
     private readonly settler: RunSettler,
     private readonly transactions: TransactionRunner,
+    @Inject(AGENT_TOOLS) private readonly tools: ToolRegistry,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -189,7 +189,7 @@ export class RunExecutor implements OnApplicationShutdown {
         secret: (name: string) => this.config.secret(name),
         access: this.config.providerAccess,
       }),
-      tools,
+      tools: this.tools,
       content: new OwnerContentPort(this.pages, owner, {
         run: (work) => this.transactions.run(() => work()),
         mark: () => this.repository.markEffectApplied(lease),
@@ -203,7 +203,10 @@ export class RunExecutor implements OnApplicationShutdown {
       },
       shouldStop: () => signal.aborted,
       setPendingEffect: async (effect, checkpoint) => {
-        const marked = effect ? { callId: effect.callId, toolName: effect.toolName } : null;
+        // why: the effect's declaration goes with it; the reaper's rule reads it (reap-rule.ts).
+        const marked = effect
+          ? { callId: effect.callId, toolName: effect.toolName, effect: effect.effect }
+          : null;
         // why: clearing the effect and storing the state after the write in one UPDATE means a
         // requeued run continues after that write instead of repeating it.
         const sealed = checkpoint

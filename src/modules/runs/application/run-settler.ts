@@ -1,16 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { RunClaimsRepository } from '../persistence/run-claims.repository';
 import type { PendingTurn } from '../../../agent';
 import type { ErrorCode } from '../../../common/error-codes';
 import { TransactionRunner, type Tx } from '../../../platform/database/transaction-runner';
 import type { RunStatus, TerminationReason } from '../core/run-status';
-import {
-  RunsRepository,
-  type Counters,
-  type Lease,
-  type ReapedRun,
-  type SettledRow,
-} from '../persistence/runs.repository';
+import { RunsRepository, type Counters, type Lease, type SettledRow } from '../persistence/runs.repository';
+import { RunReapingRepository, type ReapedRun } from '../persistence/run-reaping.repository';
 import { RunEventsPublisher, type TraceEvent } from './run-events';
 import { RunSettlements, type RunSettled } from './run-settlements';
 
@@ -64,10 +58,10 @@ export type SettleGuard =
 export class RunSettler {
   constructor(
     private readonly repository: RunsRepository,
-    private readonly claims: RunClaimsRepository,
     private readonly settlements: RunSettlements,
     private readonly events: RunEventsPublisher,
     private readonly transactions: TransactionRunner,
+    private readonly reaping: RunReapingRepository,
   ) {}
 
   /** Settles in a transaction of its own; the row as left, or null when nothing changed. */
@@ -96,7 +90,7 @@ export class RunSettler {
    */
   async reap(limit: number, messageOf: (run: ReapedRun) => string): Promise<ReapedRun[]> {
     return this.transactions.run(async (tx) => {
-      const reaped = await this.claims.reapExpired(limit);
+      const reaped = await this.reaping.reapExpired(limit);
       for (const run of reaped.filter((r) => r.status === 'FAILED')) {
         const settlement: Settlement = {
           kind: 'FAILED',

@@ -32,7 +32,8 @@ import { WorkSignal } from './work-signal';
 import { choosePath, needsWorkerCount } from '../core/path-choice';
 import { StateVault } from './state-vault';
 import { RunSettler } from './run-settler';
-import type { Tx } from '../../../platform/database/transaction-runner';
+import { TransactionRunner, type Tx } from '../../../platform/database/transaction-runner';
+import { RunAdmission } from './run-admission';
 
 export interface StartRunCommand {
   readonly configurationId: string;
@@ -103,6 +104,8 @@ export class RunsService {
     private readonly pageLookup: PageAccessLookup,
     private readonly signal: WorkSignal,
     private readonly settler: RunSettler,
+    private readonly admission: RunAdmission,
+    private readonly transactions: TransactionRunner,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -110,7 +113,8 @@ export class RunsService {
    * Starts a run of a configuration the viewer may use (admins: any) and returns it RUNNING at
    * once; the run goes on in the background. Refusals, all before anything is written:
    * BAD_USER_INPUT (malformed ids), NOT_FOUND (configuration the viewer may not use, subject
-   * page the viewer may not show), CONFIGURATION_INACTIVE.
+   * page the viewer may not show), CONFIGURATION_INACTIVE, then the per-user caps (RunAdmission):
+   * RATE_LIMITED, TOO_MANY_WAITING_RUNS.
    */
   async startRun(ctx: RequestContext, command: StartRunCommand): Promise<RunView> {
     const user = ctx.viewer;
@@ -145,15 +149,21 @@ export class RunsService {
     const live = needsWorkerCount(null, this.config.decisionPath)
       ? await this.reads.countLiveWorkers(this.config.workerLivenessSeconds)
       : 0;
-    if (choosePath(null, this.config.decisionPath, live) === 'DURABLE') {
+    const durable = choosePath(null, this.config.decisionPath, live) === 'DURABLE';
+    const lease = { runId: id, token: randomUUID(), claimedBy: this.executor.instanceId };
+    await this.transactions.run(async () => {
+      // why: the caps and the insert share one transaction (and the owner's row lock), so a
+      // refused start writes nothing and concurrent starts cannot pass the cap together.
+      await this.admission.admit(user.id);
       // why: with a live worker the run waits QUEUED for it (FOR UPDATE SKIP LOCKED), so no
       // API instance carries a long run; the signal wakes a worker at once.
-      await this.repository.insertQueued(newRun);
+      if (durable) await this.repository.insertQueued(newRun);
+      else await this.repository.insertRunning(newRun, lease, this.config.runLeaseSeconds);
+    });
+    if (durable) {
       await this.signal.notify();
       return this.requireRow(id);
     }
-    const lease = { runId: id, token: randomUUID(), claimedBy: this.executor.instanceId };
-    await this.repository.insertRunning(newRun, lease, this.config.runLeaseSeconds);
     const run = await this.requireRow(id);
     this.executor.launch({ lease, run, configuration, checkpoint });
     return run;
@@ -162,10 +172,16 @@ export class RunsService {
   /**
    * Queues a chat turn inside the caller's transaction (the conversation's claim and messages
    * commit with it): derives the process from the invocation or the predecessor (a drop is
-   * recorded on the run and replayed by the runtime as a DROPPED step). Call `wakeWorkers`
-   * after the commit.
+   * recorded on the run and replayed by the runtime as a DROPPED step). The per-user caps on
+   * runs apply (RATE_LIMITED, TOO_MANY_WAITING_RUNS), refusing inside the caller's transaction,
+   * which then rolls back. Call `wakeWorkers` after the commit.
    */
   async enqueueTurn(command: TurnCommand): Promise<QueuedTurn> {
+    return this.transactions.run(() => this.queueTurn(command));
+  }
+
+  private async queueTurn(command: TurnCommand): Promise<QueuedTurn> {
+    await this.admission.admit(command.owner.id);
     const predecessor = command.predecessorRunId ? await this.reads.findById(command.predecessorRunId) : null;
     const { pin, dropped } = resolveProcess({
       invocation: command.invocation,

@@ -1,22 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { managerOf } from '../../../platform/database/transaction-runner';
-import { MAX_REQUEUES, RunStatus, TerminationReason } from '../core/run-status';
 import type { RunView } from '../core/run-view';
 import { RunEntity } from './run.entity';
-import {
-  affectsOne,
-  returnedRows,
-  type ClaimedRun,
-  type DecisionClaimWrite,
-  type Lease,
-  type ReapedRun,
-} from './run-rows';
+import { affectsOne, returnedRows, type ClaimedRun, type DecisionClaimWrite, type Lease } from './run-rows';
 
 /**
  * The claims that move a run into the hands of one decider or process, each one conditional
- * statement that exactly one of any number of concurrent claimers wins (docs/decisions.md),
- * and the reaper's sweep of expired leases.
+ * statement that exactly one of any number of concurrent claimers wins (docs/decisions.md).
+ * The reaper's sweep is RunReapingRepository.
  */
 @Injectable()
 export class RunClaimsRepository {
@@ -114,58 +106,6 @@ export class RunClaimsRepository {
       [claimedBy, leaseSeconds, limit],
     );
     return this.claimsOf(result, claimedBy);
-  }
-
-  /**
-   * The reaper: runs whose lease expired are requeued (fewer than MAX_REQUEUES requeues) or
-   * failed (RETRIES_EXHAUSTED; NOT_RETRYABLE where a write committed but its result was not
-   * recorded: `pending_effect.applied`). A pending effect that never committed is cleared and
-   * the run requeued: it continues from before that write, which it then carries out once.
-   */
-  async reapExpired(limit: number): Promise<ReapedRun[]> {
-    // why: MATERIALIZED runs the locking sub-select once; inlined, PostgreSQL may re-run it
-    // per row and lock past the LIMIT.
-    const result: unknown = await this.m().query(
-      `WITH due AS MATERIALIZED (
-         SELECT id FROM run WHERE status = 'RUNNING' AND lease_expires_at < now()
-          ORDER BY lease_expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-       UPDATE run r SET
-           status = CASE WHEN (r.pending_effect ? 'applied') OR r.requeue_count >= $1 THEN 'FAILED' ELSE 'QUEUED' END,
-           termination_reason = CASE WHEN (r.pending_effect ? 'applied') THEN 'NOT_RETRYABLE'
-                                     WHEN r.requeue_count >= $1 THEN 'RETRIES_EXHAUSTED' ELSE NULL END,
-           requeue_count = CASE WHEN NOT COALESCE(r.pending_effect ? 'applied', false) AND r.requeue_count < $1
-                                THEN r.requeue_count + 1
-                                ELSE r.requeue_count END,
-           finished_at = CASE WHEN (r.pending_effect ? 'applied') OR r.requeue_count >= $1 THEN now() ELSE NULL END,
-           checkpoint = CASE WHEN (r.pending_effect ? 'applied') OR r.requeue_count >= $1 THEN NULL ELSE r.checkpoint END,
-           error_message = CASE WHEN (r.pending_effect ? 'applied')
-                                  THEN 'The run stopped inside a write; it is not repeated'
-                                WHEN r.requeue_count >= $1 THEN 'The run was retried too often'
-                                ELSE r.error_message END,
-           -- an effect that never committed (not applied) is cleared: the run continues before it
-           pending_effect = CASE WHEN (r.pending_effect ? 'applied') THEN r.pending_effect ELSE NULL END,
-           claimed_by = NULL, lease_token = NULL, lease_expires_at = NULL
-         FROM due
-         WHERE r.id = due.id AND r.status = 'RUNNING' AND r.lease_expires_at < now()
-         RETURNING r.id, r.status, r.termination_reason, r.step_count, r.turn, r.had_decision`,
-      [MAX_REQUEUES, limit],
-    );
-    const rows = returnedRows<{
-      id: string;
-      status: RunStatus;
-      termination_reason: TerminationReason | null;
-      step_count: number;
-      turn: number;
-      had_decision: boolean;
-    }>(result);
-    return rows.map((r) => ({
-      id: r.id,
-      status: r.status,
-      terminationReason: r.termination_reason,
-      stepCount: r.step_count,
-      turn: r.turn,
-      hadDecision: r.had_decision,
-    }));
   }
 
   /** Claimed rows (RETURNING r.*) as runs with the lease each was claimed under; no read back. */

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { RunStatus, TerminationReason } from '../core/run-status';
+import type { TerminationReason } from '../core/run-status';
 import type { RunView } from '../core/run-view';
 
 // The shapes the runs repositories take and give, and the SQL result helpers they share.
@@ -64,12 +64,6 @@ export interface StoredStep {
   readonly round: number;
   readonly durationMs: number;
   readonly payload: Record<string, unknown>;
-}
-
-export interface ReapedRun extends SettledRow {
-  readonly id: string;
-  readonly status: RunStatus;
-  readonly terminationReason: TerminationReason | null;
 }
 
 export const CLEAR_LEASE = 'claimed_by = NULL, lease_token = NULL, lease_expires_at = NULL';

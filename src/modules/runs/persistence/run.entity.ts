@@ -20,6 +20,9 @@ import { ConfigurationEntity } from '../../configurations/persistence/configurat
 @Entity({ name: 'run' })
 @Index('run_status_idx', ['status'])
 @Index('run_owner_created_idx', ['ownerId', 'createdAt'])
+@Index('run_owner_unfinished_idx', ['ownerId'], {
+  where: "status NOT IN ('COMPLETED', 'FAILED', 'CANCELLED')",
+})
 export class RunEntity {
   @PrimaryColumn({ type: 'uuid' })
   id: string;

@@ -21,7 +21,6 @@ export type {
   DecisionClaimWrite,
   Lease,
   NewRun,
-  ReapedRun,
   SettledRow,
   SettleWrite,
   StoredStep,

@@ -8,19 +8,18 @@ import { QueuedRunPicker } from './queued-run-picker';
 /** At most this many runs per statement; a full batch is followed by another at once. */
 export const REAP_BATCH = 100;
 
-/** What the trace tells of a run the reaper failed, by termination reason. */
-export function reapedMessage(run: Pick<ReapedRun, 'terminationReason'>): string {
-  return run.terminationReason === 'NOT_RETRYABLE'
-    ? 'The run stopped during a write and is not repeated: its process lost the lease'
-    : 'The run was abandoned by its process too many times';
+/** What the trace tells of a run the reaper failed: the message stored on the run. */
+export function reapedMessage(run: Pick<ReapedRun, 'errorMessage'>): string {
+  return run.errorMessage ?? 'The run was stopped by the reaper: its process lost the lease';
 }
 
 /**
- * Every REAPER_INTERVAL_SECONDS, takes the runs whose lease expired (docs/run-lifecycle.md): a run
- * without a pending effect is requeued (the picker is woken to continue it at once), up to
- * three times, then failed RETRIES_EXHAUSTED; a run with a pending effect fails NOT_RETRYABLE.
- * The failures are published (TERMINAL ERROR and SETTLED) after their UPDATE committed.
- * WorkerLifecycle starts and stops it.
+ * Every REAPER_INTERVAL_SECONDS, takes the runs whose lease expired and applies the reaper's rule
+ * (runs/core/reap-rule.ts, docs/run-lifecycle.md): a run without a pending effect, or whose
+ * transactional effect never committed, is requeued (the picker is woken to continue it at
+ * once), up to three times, then failed RETRIES_EXHAUSTED; a run whose effect committed
+ * (applied) or is external fails NOT_RETRYABLE. The failures are published (TERMINAL ERROR and
+ * SETTLED) after their UPDATE committed. WorkerLifecycle starts and stops it.
  */
 @Injectable()
 export class ReaperService {
