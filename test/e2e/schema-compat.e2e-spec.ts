@@ -71,8 +71,8 @@ describe('the schema against its released baseline', () => {
     );
     const { code, output } = await schemaDiff(base, served);
     expect(code).toBe(0);
-    expect(output).toMatch(/^safe: 1$/m);
-    expect(output).toContain('Language.title');
+    expect(output).toMatch(/^breaking: 0$/m);
+    expect(output).toMatch(/^ {2}SAFE Language\.title: Field 'title' was added to object type 'Language'$/m);
   });
 
   it('emits the ErrorCode enum with exactly the registry values', () => {
