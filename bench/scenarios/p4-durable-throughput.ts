@@ -207,7 +207,9 @@ async function measure(rig: Rig, plan: Plan) {
   const ours: Window[] = [];
   const raw: Array<ClaimLoopSample & { rep: number }> = [];
   const peer: Array<GraphileSample & { rep: number }> = [];
-  let rate = 60;
+  // why: the first window's backlog is sized from this guess before any rate is known; too low
+  // and it runs dry (a refused window), so it sits above what the worker has reached here.
+  let rate = 200;
   let rawRate = 2000;
   let peerRate = 500;
   for (let rep = 1; rep <= plan.reps; rep++) {
