@@ -36,6 +36,11 @@ export class QueuedRuns {
     return this.claims.claimQueued(workerId, this.config.runLeaseSeconds, limit);
   }
 
+  /** Claims this one queued run (a chat turn carried where it was queued); null when taken. */
+  async claimOne(runId: string, claimedBy: string): Promise<ClaimedRun | null> {
+    return this.claims.claimQueuedById(runId, claimedBy, this.config.runLeaseSeconds);
+  }
+
   async begin(claim: ClaimedRun): Promise<Begun> {
     const { lease, run } = claim;
     let checkpoint: Checkpoint;

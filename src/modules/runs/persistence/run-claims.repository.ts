@@ -108,6 +108,21 @@ export class RunClaimsRepository {
     return this.claimsOf(result, claimedBy);
   }
 
+  /**
+   * QUEUED -> RUNNING for this one run under a fresh lease of `claimedBy` (an instance carrying
+   * the chat turn it just queued); null when a worker or another instance claimed it first.
+   */
+  async claimQueuedById(runId: string, claimedBy: string, leaseSeconds: number): Promise<ClaimedRun | null> {
+    const result: unknown = await this.m().query(
+      `UPDATE run r SET status = 'RUNNING', claimed_by = $2, lease_token = gen_random_uuid(),
+              lease_expires_at = now() + make_interval(secs => $3), started_at = COALESCE(r.started_at, now())
+        WHERE r.id = $1 AND r.status = 'QUEUED'
+        RETURNING r.*`,
+      [runId, claimedBy, leaseSeconds],
+    );
+    return this.claimsOf(result, claimedBy)[0] ?? null;
+  }
+
   /** Claimed rows (RETURNING r.*) as runs with the lease each was claimed under; no read back. */
   private claimsOf(result: unknown, claimedBy: string): ClaimedRun[] {
     const columns = this.dataSource.getMetadata(RunEntity).columns;
