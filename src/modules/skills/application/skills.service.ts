@@ -38,7 +38,7 @@ export class SkillsService {
       // why: the upsert's UPDATE locks the skill row, so concurrent edits number versions in turn.
       const id = await this.repository.upsert(input, manager);
       const latest = await this.versions.latest(id);
-      if (!latest || !sameContent(latest, input)) await this.versions.append(id, input, ctx.viewer.id);
+      if (!latest || !sameContent(latest, input)) await this.versions.appendDraft(id, input, ctx.viewer.id);
       const skill = await this.repository.findById(id, manager);
       if (!skill) throw new Error(`skill ${id} vanished inside its own transaction`);
       return skill;

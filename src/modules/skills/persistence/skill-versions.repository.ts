@@ -58,23 +58,16 @@ export class SkillVersionsRepository {
   }
 
   /**
-   * Appends the next version of a skill. The caller holds the skill row's lock (the upsert's
-   * own UPDATE), so concurrent edits number their versions one after the other.
+   * Appends the next version of a skill as a DRAFT. The caller holds the skill row's lock (the
+   * upsert's own UPDATE), so concurrent edits number their versions one after the other.
    */
-  async append(
-    skillId: number,
-    content: SkillContent,
-    authorId: number | null,
-    state: SkillVersionState = 'DRAFT',
-  ): Promise<SkillVersionView> {
+  async appendDraft(skillId: number, content: SkillContent, authorId: number): Promise<SkillVersionView> {
     const rows: Array<{ id: number }> = await this.m().query(
-      `INSERT INTO skill_version (skill_id, version, name, description, body, is_process, state, author_id,
-                                  approved_at)
-       SELECT $1, COALESCE(MAX(version), 0) + 1, $2, $3, $4, $5, $6, $7,
-              CASE WHEN $6 = 'APPROVED' THEN now() END
+      `INSERT INTO skill_version (skill_id, version, name, description, body, is_process, state, author_id)
+       SELECT $1, COALESCE(MAX(version), 0) + 1, $2, $3, $4, $5, 'DRAFT', $6
          FROM skill_version WHERE skill_id = $1
        RETURNING id`,
-      [skillId, content.name, content.description, content.body, content.isProcess, state, authorId],
+      [skillId, content.name, content.description, content.body, content.isProcess, authorId],
     );
     const created = await this.findById(Number(rows[0]!.id));
     if (!created) throw new Error('skill version vanished inside its own transaction');
