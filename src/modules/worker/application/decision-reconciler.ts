@@ -14,8 +14,8 @@ export const RECONCILE_MAX_INTERVAL_SECONDS = 5;
  * paths, one claim"): while no worker is live, it picks up decisions recorded at least
  * DECISION_PICKUP_SECONDS ago (the same SKIP LOCKED claim a worker makes) and continues them
  * here, so no recorded decision waits forever for a worker that is gone. Queued runs (chat
- * turns queued while a worker was live, or while this instance was full) are taken the same
- * way, with the slots left.
+ * turns queued while a worker was live, or while this instance was full; requeued runs) queued
+ * at least as long ago are taken the same way, with the slots left.
  */
 @Injectable()
 export class DecisionReconciler {
@@ -60,7 +60,10 @@ export class DecisionReconciler {
     );
     if (taken > 0) this.logger.warn(`no live worker: took ${taken} overdue recorded decision(s) here`);
     const left = Math.min(free - taken, this.config.workerConcurrency - this.executor.activeCount());
-    const claimed = left > 0 ? await this.queued.claim(this.executor.instanceId, left) : [];
+    const claimed =
+      left > 0
+        ? await this.queued.claim(this.executor.instanceId, left, this.config.decisionPickupSeconds)
+        : [];
     for (const claim of claimed) {
       try {
         if ((await this.queued.begin(claim)) === 'decided') await this.decisions.resume(claim);
