@@ -163,7 +163,6 @@ describe('chat turns without a worker process', () => {
         outcomes.sendOnly++;
       }
     }
-    // eslint-disable-next-line no-console
     console.log('pick race outcomes', outcomes);
     expect(outcomes.lost).toBe(0);
     expect(outcomes.pickFirst + outcomes.sendFirst + outcomes.pickOnly + outcomes.sendOnly).toBe(100);

@@ -145,10 +145,9 @@ describe('process skills that guide the model, with approved, pinned versions', 
           languageId: 1,
           skill: 'seo-process',
         });
-        let now = c;
         for (const n of [1, 2, 3]) {
           const prompt = `Turn ${n} at ${level}`;
-          now = await turn('alice', c.id, prompt);
+          let now = await turn('alice', c.id, prompt);
           expect(now.status).toBe('AWAITING_APPROVAL');
           const block = processBlockSentWith(prompt);
           expect(block).toBeDefined();

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { RunReadsRepository } from '../persistence/run-reads.repository';
 import { randomUUID } from 'node:crypto';
 import {
@@ -100,6 +100,8 @@ export interface PendingView extends PendingTurn {
  */
 @Injectable()
 export class RunsService {
+  private readonly logger = new Logger(RunsService.name);
+
   constructor(
     private readonly repository: RunsRepository,
     private readonly reads: RunReadsRepository,
@@ -182,7 +184,7 @@ export class RunsService {
    * commit with it): derives the process from the invocation or the predecessor (a drop is
    * recorded on the run and replayed by the runtime as a DROPPED step). The per-user caps on
    * runs apply (RATE_LIMITED, TOO_MANY_WAITING_RUNS), refusing inside the caller's transaction,
-   * which then rolls back. Call `wakeWorkers` after the commit.
+   * which then rolls back. Call `dispatchTurn` after the commit.
    */
   async enqueueTurn(command: TurnCommand): Promise<QueuedTurn> {
     return this.transactions.run(() => this.queueTurn(command));
@@ -233,11 +235,6 @@ export class RunsService {
     return { runId: id, processPin: pin, droppedProcess: dropped };
   }
 
-  /** Tells the workers that queued work is waiting (after the commit that queued it). */
-  async wakeWorkers(): Promise<void> {
-    await this.signal.notify();
-  }
-
   /**
    * Starts a queued chat turn after the commit that queued it, by the rule decisions follow
    * (choosePath): with a live worker (and DECISION_PATH not `inline`) the worker takes it
@@ -257,11 +254,18 @@ export class RunsService {
       await this.signal.notify();
       return 'WAITING';
     }
-    const claim = await this.queued.claimOne(runId, this.executor.instanceId);
-    // why: someone else (a worker that just came up, a reconcile) took it: it is carried.
-    if (!claim) return 'QUEUED';
-    if ((await this.queued.begin(claim)) === 'decided') throw new Error(`turn ${runId} held a decision`);
-    return 'STARTED';
+    try {
+      const claim = await this.queued.claimOne(runId, this.executor.instanceId);
+      // why: someone else (a worker that just came up, a reconcile) took it: it is carried.
+      if (!claim) return 'QUEUED';
+      await this.queued.begin(claim);
+      return 'STARTED';
+    } catch (err) {
+      // why: the turn is recorded; a claim nobody carries is requeued by the reaper, an
+      // unclaimed one is picked up by a worker or the reconcile. The sender is not refused.
+      this.logger.error({ runId, err }, 'could not start a chat turn here');
+      return 'QUEUED';
+    }
   }
 
   /**
