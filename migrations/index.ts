@@ -1,4 +1,5 @@
 // The ordered list of migrations. `npm run migration:generate -- <Name>` appends to it.
+import { VersionSkills1796146572698 } from './1796146572698-version-skills';
 import { TrackOwnersUnfinishedRuns1796140355029 } from './1796140355029-track-owners-unfinished-runs';
 import { RecordTokenCreatorsAndAudit1796138194754 } from './1796138194754-record-token-creators-and-audit';
 import { CreateConversations1796024294311 } from './1796024294311-create-conversations';
@@ -16,4 +17,5 @@ export const MIGRATIONS: Function[] = [
   CreateConversations1796024294311,
   RecordTokenCreatorsAndAudit1796138194754,
   TrackOwnersUnfinishedRuns1796140355029,
+  VersionSkills1796146572698,
 ];

@@ -10,6 +10,7 @@ export type {
   Decision,
   DeciderName,
   ForcedSkill,
+  ProcessInstructions,
   HistoryMessage,
   PendingEffect,
   RunContext,
@@ -51,6 +52,8 @@ export {
 } from './providers/factory';
 export {
   ScriptedProvider,
+  recordScriptedRequests,
+  type ScriptedRequestListener,
   SCRIPT_ENDED,
   type ScriptedOptions,
   type ScriptedRound,

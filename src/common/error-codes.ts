@@ -35,6 +35,8 @@ export const ERROR_CODES = [
   'DECISION_IN_FLIGHT',
   'TOO_MANY_CONVERSATIONS',
   'TOO_MANY_WAITING_RUNS',
+  'SKILL_VERSION_NOT_DRAFT',
+  'SKILL_VERSION_WITHDRAWN',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -160,6 +160,13 @@ export async function seedDemo(dataSource: DataSource): Promise<SeedResult> {
           ),
         ),
       );
+      // why: runs use approved versions only; a demo skill starts with its approved version 1.
+      await m.query(
+        `INSERT INTO skill_version (skill_id, version, name, description, body, is_process, state, approved_at)
+         SELECT $1, 1, $2, $3, $4, $5, 'APPROVED', now()
+          WHERE NOT EXISTS (SELECT 1 FROM skill_version WHERE skill_id = $1)`,
+        [skillIds.get(s.identifier), s.name, s.description, s.body, s.isProcess],
+      );
     }
     const configurationIds = new Map<string, number>();
     for (const c of DEMO_CONFIGURATIONS) {

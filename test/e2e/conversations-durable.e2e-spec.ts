@@ -1,6 +1,6 @@
 import { RecordedDecisions } from '../../src/modules/approvals';
 import { QueuedRunPicker } from '../../src/modules/worker';
-import { until } from '../support/runs';
+import { demoIds, until } from '../support/runs';
 import { bootTestApp, TestApp } from '../support/test-app';
 
 // A chat turn and a chat decision carried out by "the worker" step by step: the test plays
@@ -44,6 +44,8 @@ describe('chat turns and decisions on the durable path', () => {
   }
 
   it('queues a turn for a worker, hands a refused decision back as a notice, then carries the next one out', async () => {
+    // why: a live worker, so the turn waits QUEUED for it (without one, this instance carries it)
+    await liveWorker();
     const created = await t.gql<{ createConversation: Conversation }>(CREATE, { input: {} }, 'alice');
     const c = created.data!.createConversation;
     const sent = await t.gql<{ sendMessage: Conversation }>(
@@ -97,5 +99,63 @@ describe('chat turns and decisions on the durable path', () => {
       [runId],
     );
     expect(n).toBe(1);
+  }, 30_000);
+
+  it('stops a process run whose configuration came under four-eyes before the worker carried its decision', async () => {
+    const ids = await demoIds(t);
+    await liveWorker();
+    const created = await t.gql<{ createConversation: Conversation }>(
+      CREATE,
+      { input: { pageId: ids.pages.About, languageId: 0, skill: 'seo-process' } },
+      'alice',
+    );
+    const c = created.data!.createConversation;
+    const sent = await t.gql<{ sendMessage: Conversation }>(
+      SEND,
+      { input: { conversationId: c.id, text: 'Optimise this page' } },
+      'alice',
+    );
+    const runId = sent.data!.sendMessage.lastRunId!;
+    await t.app.get(QueuedRunPicker).pickOnce();
+    await until(
+      async () => (await get(c.id)).status === 'AWAITING_APPROVAL',
+      10_000,
+      'the process turn to wait',
+    );
+    const [{ process_pin }] = await t.dataSource.query('SELECT process_pin FROM run WHERE id = $1', [runId]);
+    expect(process_pin).not.toBeNull();
+
+    await liveWorker();
+    const input = { conversationId: c.id, turnDigest: (await get(c.id)).pending!.turnDigest, approve: true };
+    const recorded = await t.gql<{ decideConversationApproval: Conversation }>(DECIDE, { input }, 'alice');
+    expect(recorded.errors).toBeUndefined();
+    expect(await runStatus(runId)).toBe('DECISION_RECORDED');
+
+    // four-eyes is switched on before the worker picks the decision up: the inline path would
+    // refuse with PROCESS_STOPPED_SECOND_APPROVER and fail the run; the worker does the same
+    await t.dataSource.query(
+      `UPDATE configuration SET require_second_approver = true WHERE identifier = 'demo-editor'`,
+    );
+    try {
+      expect(await t.app.get(RecordedDecisions).pickUp('test', 5)).toBe(1);
+    } finally {
+      await t.dataSource.query(
+        `UPDATE configuration SET require_second_approver = false WHERE identifier = 'demo-editor'`,
+      );
+    }
+    const [run] = await t.dataSource.query(
+      'SELECT status, termination_reason, error_message FROM run WHERE id = $1',
+      [runId],
+    );
+    expect(run).toMatchObject({ status: 'FAILED', termination_reason: 'APPROVAL_DENIED' });
+    expect(run.error_message).toContain('second approver');
+    const [{ writes }] = await t.dataSource.query(
+      `SELECT count(*)::int AS writes FROM run_step WHERE run_id = $1 AND kind IN ('TOOL_WRITE', 'APPROVAL')`,
+      [runId],
+    );
+    expect(writes).toBe(0);
+    await until(async () => (await get(c.id)).status === 'FAILED', 10_000, 'the conversation to fail');
+    const notices = (await get(c.id)).messages.filter((m) => m.notice === 'RUN_FAILED');
+    expect(notices).toHaveLength(1);
   }, 30_000);
 });

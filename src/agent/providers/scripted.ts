@@ -63,6 +63,18 @@ export function scriptedOptionProblems(options: unknown): string[] {
   return check.ok ? [] : check.problems.map((p) => `${p.path || '/'} ${p.message}`);
 }
 
+/** Sees every request scripted providers of this process are sent (a test aid). */
+export type ScriptedRequestListener = (request: ProviderRequest) => void;
+let requestListener: ScriptedRequestListener | null = null;
+
+/**
+ * Test aid: records what the model would receive. Tests assert the provider's input here,
+ * whatever the privacy level keeps of it in the steps. Null stops the recording.
+ */
+export function recordScriptedRequests(listener: ScriptedRequestListener | null): void {
+  requestListener = listener;
+}
+
 /**
  * The deterministic provider: the n-th call of a run (`request.callIndex`, counted across
  * continuations) answers round n; past the last round it answers "(script ended)". Tool call
@@ -75,6 +87,7 @@ export class ScriptedProvider implements Provider {
 
   async complete(request: ProviderRequest, options: CompleteOptions = {}): Promise<ProviderResponse> {
     const n = request.callIndex;
+    requestListener?.(structuredClone(request));
     const round: ScriptedRound = this.options.rounds[n - 1] ?? { text: SCRIPT_ENDED };
     await abortableDelay(round.delayMs ?? 0, options.signal);
     if (round.error !== undefined) throw new ProviderError(sanitizeProviderMessage(round.error), false);

@@ -84,6 +84,19 @@ export interface ForcedSkill {
   readonly body: string;
 }
 
+/**
+ * The instructions of the guided process a run belongs to (a process skill's pinned version):
+ * sent as instructions, unlike forced skills, which are fenced reference data.
+ */
+export interface ProcessInstructions {
+  readonly identifier: string;
+  readonly name: string;
+  readonly version: number;
+  readonly body: string;
+  /** The record the process works on: a page (null when none was open) and its language (0: unknown). */
+  readonly subject: { readonly id: number | null; readonly languageId: number };
+}
+
 /** What a new run starts with. */
 export interface StartInput extends RunContext {
   readonly systemPrompt: string;
@@ -94,6 +107,8 @@ export interface StartInput extends RunContext {
   readonly skills?: readonly ForcedSkill[];
   /** Opaque process pin; present = a process run (one approval-bound call per turn). */
   readonly processPin?: unknown;
+  /** The process's instructions for this turn (a process run's pinned skill version). */
+  readonly processInstructions?: ProcessInstructions;
   /** Opaque skill invocation, carried in the state. */
   readonly skillInvocation?: unknown;
   /** Set when the runtime dropped a process: a DROPPED step `{reason}` is recorded first. */

@@ -27,6 +27,8 @@ export function contextStep(
       // why: opaque to the runtime; recorded so a trace shows which process a turn started or continued.
       process: input.processPin ?? null,
       invocation: input.skillInvocation ?? null,
+      // why: a number, so kept at every privacy level: which version of the process guided the turn.
+      processVersion: input.processInstructions?.version ?? null,
       maxIterations: input.maxIterations,
       systemPromptLength: input.systemPrompt.length,
       historyCount: input.messages?.length ?? 0,

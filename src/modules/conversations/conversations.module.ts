@@ -11,6 +11,7 @@ import { ConversationsService } from './application/conversations.service';
 import { ConversationDecisions } from './application/conversation-decisions';
 import { ConversationsResolver } from './graphql/conversations.resolver';
 import { ConversationsRepository } from './persistence/conversations.repository';
+import { TurnInputsReader } from './application/turn-inputs';
 
 /**
  * The chat (docs/chat-and-skills.md). Also part of a worker process: a turn or a
@@ -22,6 +23,7 @@ import { ConversationsRepository } from './persistence/conversations.repository'
     ConversationsRepository,
     ConversationEvents,
     ConversationSync,
+    TurnInputsReader,
     ConversationsService,
     ConversationDecisions,
     ConversationsResolver,

@@ -30,8 +30,14 @@ export { QueuedRuns, type Begun } from './application/queued-runs';
 export { UNREADABLE_CHECKPOINT_MESSAGE } from './core/pickup.policy';
 export type { RunSettled, RunSettlementListener, DecisionBookkeeper } from './application/run-settlements';
 export { progressTopic, type ProgressEvent } from './application/run-events';
-export { asPin, MAX_PROCESS_MISSES, resolveProcess } from './core/process-resolution';
-export type { DropReason, ProcessPin, SkillInvocation, SubjectRecord } from './core/process-resolution';
+export { asPin, MAX_PROCESS_MISSES, pinnedVersionId, resolveProcess } from './core/process-resolution';
+export type {
+  DropReason,
+  ProcessPin,
+  ProcessVersionFacts,
+  SkillInvocation,
+  SubjectRecord,
+} from './core/process-resolution';
 export type { TurnCommand, QueuedTurn } from './application/runs.service';
 export { CANCELLABLE_STATUSES, type RunStatus } from './core/run-status';
 export { toPendingModel } from './graphql/run.mapper';

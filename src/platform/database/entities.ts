@@ -17,6 +17,7 @@ import { SiteEntity } from '../../modules/content/persistence/site.entity';
 import { RunStepEntity } from '../../modules/runs/persistence/run-step.entity';
 import { RunEntity } from '../../modules/runs/persistence/run.entity';
 import { SkillEntity } from '../../modules/skills/persistence/skill.entity';
+import { SkillVersionEntity } from '../../modules/skills/persistence/skill-version.entity';
 
 export const ENTITIES = [
   UserEntity,
@@ -28,6 +29,7 @@ export const ENTITIES = [
   PageEntity,
   PageTextEntity,
   SkillEntity,
+  SkillVersionEntity,
   ConfigurationEntity,
   TaskEntity,
   RunEntity,

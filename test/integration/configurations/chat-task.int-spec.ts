@@ -62,7 +62,13 @@ describe("the chat's Task and skill catalogue on a real database", () => {
       'legacy-skill',
       'tone-of-voice',
     ]);
-    const catalogue = setup!.catalogue;
+    // a new skill is offered once a version of it is approved
+    expect(setup!.catalogue.map((e) => e.identifier)).toEqual(['seo-process', 'tone-of-voice']);
+    await ds.query(
+      `UPDATE skill_version SET state = 'APPROVED', approved_at = now()
+        WHERE skill_id = (SELECT id FROM skill WHERE identifier = 'int-task-skill')`,
+    );
+    const catalogue = (await s.configurations.chatSetupFor(users.erin!))!.catalogue;
     expect(catalogue.map((e) => e.identifier)).toEqual(['seo-process', 'tone-of-voice', 'int-task-skill']);
     const tone: Array<{ id: number }> = await ds.query(
       "SELECT id FROM skill WHERE identifier = 'tone-of-voice'",

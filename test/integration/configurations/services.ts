@@ -7,6 +7,7 @@ import { ConfigurationsRepository } from '../../../src/modules/configurations/pe
 import { SkillCatalogue } from '../../../src/modules/skills/application/skill-catalogue';
 import { SkillsService } from '../../../src/modules/skills/application/skills.service';
 import { SkillsRepository } from '../../../src/modules/skills/persistence/skills.repository';
+import { SkillVersionsRepository } from '../../../src/modules/skills/persistence/skill-versions.repository';
 import { RequestContext } from '../../../src/platform/auth/request-context';
 import { TransactionRunner } from '../../../src/platform/database/transaction-runner';
 
@@ -24,7 +25,7 @@ export function wireServices(ds: DataSource, maxIterationsCeiling = 20): Service
   const config = { maxIterationsCeiling } as AppConfig;
   const transactions = new TransactionRunner(ds);
   const skillsRepository = new SkillsRepository(ds);
-  const skills = new SkillsService(skillsRepository, transactions);
+  const skills = new SkillsService(skillsRepository, new SkillVersionsRepository(ds), transactions);
   const catalogue = new SkillCatalogue(skillsRepository);
   const repository = new ConfigurationsRepository(ds);
   const configurations = new ConfigurationsService(repository, skills, catalogue, config);

@@ -4,7 +4,7 @@ import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../../../src/config/app-config';
 import type { RecordedDecisions } from '../../../src/modules/approvals';
-import { WORK_CHANNEL, type RunExecutor } from '../../../src/modules/runs';
+import { WORK_CHANNEL, type QueuedRuns, type RunExecutor } from '../../../src/modules/runs';
 import { DecisionReconciler } from '../../../src/modules/worker/application/decision-reconciler';
 import { WorkListener } from '../../../src/modules/worker/application/work-listener';
 import { until } from '../../support/runs';
@@ -112,6 +112,7 @@ describe('waking a worker', () => {
         executor as unknown as RunExecutor,
         heartbeatOn(ds, config),
         config,
+        { claim: () => Promise.resolve([]) } as unknown as QueuedRuns,
       );
       return { reconciler, calls };
     }

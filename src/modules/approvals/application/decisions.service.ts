@@ -29,6 +29,7 @@ import { DecisionKind, earlyChecks } from '../core/decision-checks';
 import type { DecisionView } from '../core/decision-view';
 import { decisionFingerprint } from '../core/fingerprint';
 import { DeciderGate } from './decider-gate';
+import { PROCESS_STOPPED_MESSAGE } from './recorded-decisions';
 import { DecisionRecords } from './decision-records';
 
 export interface DecideCommand {
@@ -218,7 +219,7 @@ export class DecisionsService {
         {
           kind: 'FAILED',
           reason: 'APPROVAL_DENIED',
-          message: 'Stopped: the configuration now requires a second approver',
+          message: PROCESS_STOPPED_MESSAGE,
         },
       );
     }

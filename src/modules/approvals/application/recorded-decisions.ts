@@ -3,14 +3,17 @@ import { digestsEqual, type PendingTurn } from '../../../agent';
 import type { ErrorCode } from '../../../common/error-codes';
 import { PrincipalsService } from '../../auth';
 import { ConfigurationsService, type ConfigurationView } from '../../configurations';
-import { DecidedRuns, type ClaimedRun, type DecidedCheckpoint } from '../../runs';
+import { DecidedRuns, RunSettler, type ClaimedRun, type DecidedCheckpoint } from '../../runs';
 import type { DecisionView } from '../core/decision-view';
 import { DecisionsRepository } from '../persistence/decisions.repository';
 import { DeciderGate } from './decider-gate';
 
+/** Why a process run meeting four-eyes stopped (the inline path says the same). */
+export const PROCESS_STOPPED_MESSAGE = 'Stopped: the configuration now requires a second approver';
+
 /**
  * The durable path's second half, as policy: for each recorded decision the runs module
- * claimed for this process, checks 12-14 against the stored decision (and the configuration,
+ * claimed for this process, check 7 (no process run under four-eyes) and checks 12-14 against the stored decision (and the configuration,
  * which may have changed since), then the run is carried out or handed back to its waiting
  * state with the refusal's code (DecidedRuns).
  */
@@ -24,6 +27,7 @@ export class RecordedDecisions {
     private readonly configurations: ConfigurationsService,
     private readonly principals: PrincipalsService,
     private readonly gate: DeciderGate,
+    private readonly settler: RunSettler,
   ) {}
 
   /**
@@ -61,6 +65,16 @@ export class RecordedDecisions {
     const stepRecorded = pickup === 'requeued' && (await this.decided.stepRecorded(claim));
     const configuration = await this.configurations.getById(claim.run.configurationId);
     if (!stepRecorded) {
+      // why: as on the inline path (check 7): a process run that meets four-eyes is stopped,
+      // whatever the decision; the configuration may have changed since it was recorded.
+      if (claim.run.processPin !== null && configuration.requireSecondApprover && !configuration.deletedAt) {
+        await this.settler.settle(
+          { lease: claim.lease },
+          { kind: 'FAILED', reason: 'APPROVAL_DENIED', message: PROCESS_STOPPED_MESSAGE },
+        );
+        this.logger.warn({ runId: claim.run.id }, 'process run stopped: four-eyes on its configuration');
+        return;
+      }
       const refusal = await this.refusal(claim, decided, decision, configuration);
       if (refusal) {
         if (await this.decided.handBack(claim, decided, refusal)) {

@@ -15,8 +15,8 @@ import {
   PagesService,
   type PageView,
 } from '../../content';
-import { RunsService, type RunView, type SkillInvocation } from '../../runs';
-import { SkillsService, type CatalogueEntry } from '../../skills';
+import { RunsService, type RunView } from '../../runs';
+import type { CatalogueEntry } from '../../skills';
 import type { ConversationStatus } from '../core/conversation-status';
 import {
   cleanMessage,
@@ -26,12 +26,12 @@ import {
   viewOf,
   type ViewContext,
 } from '../core/conversation-input';
-import { contextNote, planTurnSkills } from '../core/turn-plan';
 import { ConversationEntity } from '../persistence/conversation.entity';
 import { ConversationsRepository, type NewMessage } from '../persistence/conversations.repository';
 import type { MessageEntity } from '../persistence/message.entity';
 import { ConversationEvents } from './conversation-events';
 import { ConversationSync } from './conversation-sync';
+import { TurnInputsReader } from './turn-inputs';
 
 export interface CreateConversationCommand {
   readonly pageId?: string | null;
@@ -76,8 +76,8 @@ export class ConversationsService {
   constructor(
     private readonly repository: ConversationsRepository,
     private readonly configurations: ConfigurationsService,
-    private readonly skills: SkillsService,
     private readonly pages: PagesService,
+    private readonly turnInputs: TurnInputsReader,
     private readonly runs: RunsService,
     private readonly transactions: TransactionRunner,
     private readonly events: ConversationEvents,
@@ -191,13 +191,8 @@ export class ConversationsService {
       }
       withdraw = waiting;
     }
-    const plan = planTurnSkills(
-      conversation,
-      setup.catalogue,
-      configuration.skills,
-      await this.pickedSkill(conversation.skillIdentifier),
-    );
-    const note = await this.contextNoteFor(user, view);
+    const inputs = await this.turnInputs.read(user, conversation, setup, view);
+    const { plan } = inputs;
     const from = conversation.status as ConversationStatus;
     const current = conversation;
     const result = await this.transactions.run(async (tx) => {
@@ -213,13 +208,16 @@ export class ConversationsService {
         prompt: text,
         messages: history.map((m) => ({ role: m.role === 'USER' ? 'user' : 'assistant', content: m.text })),
         skills: plan.forcedSkills,
-        contextNote: note,
+        contextNote: inputs.contextNote,
         subjectPageId: view.pageId,
         subjectLanguageId: view.pageId === null ? null : (view.languageId ?? 0),
-        invocation: plan.invoke ? invocationOf(plan.invoke, view) : null,
+        invocation: inputs.invocation,
         predecessorRunId: plan.predecessorRunId,
-        catalogueSkillIds: new Set(setup.catalogue.map((e) => e.skillId)),
+        catalogueVersions: inputs.catalogueVersions,
+        versions: inputs.versions,
       });
+      // why: guarded on the skill state the plan was made from: a pick landing in between is
+      // neither overwritten nor consumed by a turn that did not invoke it (CONVERSATION_BUSY).
       const claimed = await this.repository.transition(
         current.id,
         [from],
@@ -234,6 +232,7 @@ export class ConversationsService {
           ...(plan.clearsStartPending ? { skillStartPending: false } : {}),
         },
         current.activeRunId,
+        { identifier: current.skillIdentifier, startPending: current.skillStartPending },
       );
       if (!claimed) throw busy();
       const messages: NewMessage[] = [
@@ -246,11 +245,28 @@ export class ConversationsService {
           this.notice(current.id, 'PROCESS_DROPPED', { reason: turn.droppedProcess.reason }, turn.runId),
         );
       }
-      return { conversation: claimed, messages: await this.repository.insertMessages(messages) };
+      return {
+        conversation: claimed,
+        runId: turn.runId,
+        messages: await this.repository.insertMessages(messages),
+      };
     });
     await this.events.changed(result.conversation, result.messages);
-    await this.runs.wakeWorkers();
+    await this.dispatch(result.conversation, result.runId);
     return result.conversation;
+  }
+
+  /**
+   * Starts the turn's run: a live worker takes it, else this instance carries it (as decisions
+   * fall back); where this instance has no free slot either, the conversation says the turn
+   * waits for capacity (a worker, or this instance's reconcile, picks it up later).
+   */
+  private async dispatch(conversation: ConversationEntity, runId: string): Promise<void> {
+    if ((await this.runs.dispatchTurn(runId)) !== 'WAITING') return;
+    const [message] = await this.repository.insertMessages([
+      this.notice(conversation.id, 'TURN_WAITING', {}, runId),
+    ]);
+    await this.events.changed(conversation, message ? [message] : []);
   }
 
   /** The viewer's conversations (repaired where stuck), most recent first. */
@@ -338,30 +354,6 @@ export class ConversationsService {
     };
   }
 
-  private async pickedSkill(identifier: string | null) {
-    if (!identifier) return null;
-    const [skill] = await this.skills.findByIdentifiers([identifier]);
-    return skill ?? null;
-  }
-
-  /** The system prompt's lines about the page (id, title) and the language the user may edit. */
-  private async contextNoteFor(user: AuthUser, view: ViewContext): Promise<string> {
-    if (view.pageId === null) return '';
-    const page = await this.pages.getPageForUser(user, view.pageId);
-    if (!page) return '';
-    const languageId = view.languageId ?? 0;
-    const text = await this.pages.readText(page.id, languageId);
-    let language: { id: number; code: string | null; title: string | null } | null = null;
-    if (
-      view.languageId !== null &&
-      mayEditLanguage(user, page, view.languageId, await this.pages.siteLanguageIds(page))
-    ) {
-      const named = (await this.pages.siteLanguagesOf(page)).find((l) => l.languageId === view.languageId);
-      language = { id: view.languageId, code: named?.isoCode ?? null, title: named?.title ?? null };
-    }
-    return contextNote({ page: { id: page.id, title: text?.title ?? null, slug: page.slug }, language });
-  }
-
   private async defaultTitle(view: ViewContext): Promise<string> {
     if (view.pageId === null) return 'New conversation';
     const text = await this.pages.readText(view.pageId, view.languageId ?? 0);
@@ -387,13 +379,5 @@ export class ConversationsService {
 }
 
 const busy = (): Refusal => new Refusal('CONVERSATION_BUSY', 'A turn of this conversation is running');
-
-function invocationOf(entry: { skillId: number; identifier: string }, view: ViewContext): SkillInvocation {
-  return {
-    skillId: entry.skillId,
-    identifier: entry.identifier,
-    subject: { table: 'pages', id: view.pageId, languageId: view.languageId ?? 0 },
-  };
-}
 
 export type { PageView, ConfigurationView };

@@ -11,16 +11,19 @@ describe('notices', () => {
     }
   });
 
-  it.each(['DETACHED', 'CONFIGURATION_CHANGED', 'PREDECESSOR_GONE', 'REFUSED_TOO_OFTEN'])(
-    'has its own sentence for the drop reason %s',
-    (reason) => {
-      const generic = renderNotice('PROCESS_DROPPED', { reason: 'SOMETHING_NEW' }, 'en');
-      expect(renderNotice('PROCESS_DROPPED', { reason }, 'en')).not.toBe(generic);
-      expect(renderNotice('PROCESS_DROPPED', { reason }, 'de')).not.toBe(
-        renderNotice('PROCESS_DROPPED', { reason: 'SOMETHING_NEW' }, 'de'),
-      );
-    },
-  );
+  it.each([
+    'DETACHED',
+    'CONFIGURATION_CHANGED',
+    'PREDECESSOR_GONE',
+    'VERSION_WITHDRAWN',
+    'REFUSED_TOO_OFTEN',
+  ])('has its own sentence for the drop reason %s', (reason) => {
+    const generic = renderNotice('PROCESS_DROPPED', { reason: 'SOMETHING_NEW' }, 'en');
+    expect(renderNotice('PROCESS_DROPPED', { reason }, 'en')).not.toBe(generic);
+    expect(renderNotice('PROCESS_DROPPED', { reason }, 'de')).not.toBe(
+      renderNotice('PROCESS_DROPPED', { reason: 'SOMETHING_NEW' }, 'de'),
+    );
+  });
 
   it('falls back to a generic sentence for an unknown reason or notice, and to English for other locales', () => {
     expect(renderNotice('PROCESS_DROPPED', { reason: 'SOMETHING_NEW' }, 'en')).toBe(

@@ -11,6 +11,7 @@ export const NOTICES = [
   'RUN_CANCELLED',
   'PROPOSAL_WITHDRAWN',
   'TURN_LOST',
+  'TURN_WAITING',
 ] as const;
 export type Notice = (typeof NOTICES)[number];
 
@@ -30,6 +31,10 @@ const DROPPED: Record<string, Record<Locale, string>> = {
   PREDECESSOR_GONE: {
     en: 'The guided process was stopped: the step it continued from is no longer available.',
     de: 'Der geführte Ablauf wurde beendet: Der Schritt, an den er anknüpfte, ist nicht mehr verfügbar.',
+  },
+  VERSION_WITHDRAWN: {
+    en: 'The guided process was stopped: the version of its instructions it started with was withdrawn.',
+    de: 'Der geführte Ablauf wurde beendet: Die Fassung seiner Anweisungen, mit der er begann, wurde zurückgezogen.',
   },
   REFUSED_TOO_OFTEN: {
     en: 'The guided process was stopped: it could not be continued three times in a row.',
@@ -106,6 +111,11 @@ const TEXTS: Record<Notice, Texts> = {
   TURN_LOST: {
     en: () => 'This turn stopped without an answer. Please send your message again.',
     de: () => 'Dieser Schritt endete ohne Antwort. Bitte senden Sie Ihre Nachricht erneut.',
+  },
+  TURN_WAITING: {
+    en: () => 'All assistants are busy: your message waits and will be answered as soon as one is free.',
+    de: () =>
+      'Alle Assistenten sind beschäftigt: Ihre Nachricht wartet und wird beantwortet, sobald einer frei ist.',
   },
 };
 

@@ -1,32 +1,29 @@
 import { contextNote, planTurnSkills } from './turn-plan';
 
 const catalogue = [
-  { identifier: 'seo-process', name: 'SEO', isProcess: true, skillId: 1 },
-  { identifier: 'tone-of-voice', name: 'Tone', isProcess: false, skillId: 2 },
+  { identifier: 'seo-process', name: 'SEO', isProcess: true, skillId: 1, skillVersionId: 10, version: 1 },
+  { identifier: 'tone-of-voice', name: 'Tone', isProcess: false, skillId: 2, skillVersionId: 20, version: 3 },
 ];
 const tone = {
-  id: 2,
   identifier: 'tone-of-voice',
-  name: 'Tone',
-  body: 'Be kind.',
-  isProcess: false,
   enabled: true,
+  approved: { name: 'Tone', body: 'Be kind.', isProcess: false },
 };
-const seo = { id: 1, identifier: 'seo-process', name: 'SEO', body: 'Steps', isProcess: true, enabled: true };
+const seo = {
+  identifier: 'seo-process',
+  enabled: true,
+  approved: { name: 'SEO', body: 'Steps', isProcess: true },
+};
+const onSeo = { skillIdentifier: 'seo-process', skillIsProcess: true };
 
 describe('planTurnSkills', () => {
   it('invokes a process skill on the first run, naming no predecessor', () => {
-    const plan = planTurnSkills(
-      { skillIdentifier: 'seo-process', skillStartPending: false, lastRunId: null },
-      catalogue,
-      [],
-      seo,
-    );
+    const plan = planTurnSkills({ ...onSeo, skillStartPending: false, lastRunId: null }, catalogue, [], seo);
     expect(plan).toMatchObject({ invoke: catalogue[0], predecessorRunId: null, clearsStartPending: true });
   });
 
   it('invokes it again after a pick (startPending), otherwise names the last run', () => {
-    const state = { skillIdentifier: 'seo-process', lastRunId: 'r1' };
+    const state = { ...onSeo, lastRunId: 'r1' };
     expect(planTurnSkills({ ...state, skillStartPending: true }, catalogue, [], seo).invoke).toBe(
       catalogue[0],
     );
@@ -34,29 +31,51 @@ describe('planTurnSkills', () => {
     expect(next).toMatchObject({ invoke: null, predecessorRunId: 'r1', clearsStartPending: false });
   });
 
-  it('names the predecessor when the skill left the catalogue', () => {
-    const plan = planTurnSkills(
-      { skillIdentifier: 'seo-process', skillStartPending: true, lastRunId: 'r1' },
-      [],
-      [],
-      null,
-    );
+  it('names the predecessor when the process skill left the catalogue (so the drop is told)', () => {
+    const plan = planTurnSkills({ ...onSeo, skillStartPending: true, lastRunId: 'r1' }, [], [], null);
     expect(plan).toMatchObject({ invoke: null, predecessorRunId: 'r1', forcedSkills: [] });
   });
 
-  it('sends a non-process skill as reference data, once next to the configuration’s own', () => {
-    const state = { skillIdentifier: 'tone-of-voice', skillStartPending: false, lastRunId: 'r1' };
+  it('ends the process once its skill was removed or replaced by a non-process skill', () => {
+    const removed = {
+      skillIdentifier: null,
+      skillIsProcess: false,
+      skillStartPending: false,
+      lastRunId: 'r1',
+    };
+    expect(planTurnSkills(removed, catalogue, [], null)).toMatchObject({
+      invoke: null,
+      predecessorRunId: null,
+    });
+    const replaced = { ...removed, skillIdentifier: 'tone-of-voice' };
+    expect(planTurnSkills(replaced, catalogue, [], tone)).toMatchObject({
+      invoke: null,
+      predecessorRunId: null,
+    });
+  });
+
+  it('sends a non-process skill’s approved version as reference data, once next to the configuration’s own', () => {
+    const state = {
+      skillIdentifier: 'tone-of-voice',
+      skillIsProcess: false,
+      skillStartPending: false,
+      lastRunId: 'r1',
+    };
     expect(planTurnSkills(state, catalogue, [], tone).forcedSkills).toEqual([
       { identifier: 'tone-of-voice', name: 'Tone', body: 'Be kind.' },
     ]);
     const attached = planTurnSkills(
       state,
       catalogue,
-      [tone, seo, { ...tone, identifier: 'off', enabled: false }],
+      [
+        tone,
+        seo,
+        { ...tone, identifier: 'off', enabled: false },
+        { ...tone, identifier: 'unapproved', approved: null },
+      ],
       tone,
     );
     expect(attached.forcedSkills.map((s) => s.identifier)).toEqual(['tone-of-voice']);
-    expect(attached.predecessorRunId).toBe('r1');
   });
 });
 

@@ -6,6 +6,8 @@
 /** The skill part of a conversation, as a turn needs it. */
 export interface ConversationSkillState {
   readonly skillIdentifier: string | null;
+  /** The conversation's skill was a process skill when it was picked. */
+  readonly skillIsProcess: boolean;
   readonly skillStartPending: boolean;
   readonly lastRunId: string | null;
 }
@@ -16,16 +18,20 @@ export interface CatalogueSkill {
   readonly name: string;
   readonly isProcess: boolean;
   readonly skillId: number;
+  /** The approved version the catalogue offers. */
+  readonly skillVersionId: number;
+  readonly version: number;
 }
 
-/** A skill with its body, as attached to a configuration or looked up. */
+/** A skill as attached to a configuration or looked up, with its approved version (null: none). */
 export interface SkillWithBody {
-  readonly id: number;
   readonly identifier: string;
-  readonly name: string;
-  readonly body: string;
-  readonly isProcess: boolean;
   readonly enabled: boolean;
+  readonly approved: {
+    readonly name: string;
+    readonly body: string;
+    readonly isProcess: boolean;
+  } | null;
 }
 
 export interface ForcedSkillPlan {
@@ -37,9 +43,9 @@ export interface ForcedSkillPlan {
 export interface TurnSkillPlan {
   /** The process skill this turn invokes (a new start: no predecessor). */
   readonly invoke: CatalogueSkill | null;
-  /** The run this turn continues from (null for the first turn and for an invocation). */
+  /** The run this turn continues from (null for the first turn, an invocation, or no process). */
   readonly predecessorRunId: string | null;
-  /** Non-process skills as fenced reference data, each once. */
+  /** Non-process skills as fenced reference data, each once (their approved versions). */
   readonly forcedSkills: readonly ForcedSkillPlan[];
   /** True when this turn's run clears `startPending` once recorded. */
   readonly clearsStartPending: boolean;
@@ -49,10 +55,13 @@ export interface TurnSkillPlan {
  * The skill plan of one turn:
  * - a process skill in the catalogue goes as an invocation on the first run and on the turn
  *   after a pick (`startPending`), naming no predecessor;
- * - every other turn names the last run (also when the skill left the catalogue, so the
- *   runtime can report the drop);
+ * - while the conversation's skill is a process skill, every other turn names the last run
+ *   (also when the skill left the catalogue, so the runtime can report the drop);
+ * - once the process skill was removed or replaced by a non-process skill, no turn names a
+ *   predecessor: the process ended (the conversation's history still goes with the turn);
  * - the configuration's enabled non-process skills go as reference data on every turn, and the
- *   conversation's non-process skill with them unless the configuration already has it.
+ *   conversation's non-process skill with them unless the configuration already has it; each
+ *   in its approved version (a skill without one is left out).
  */
 export function planTurnSkills(
   state: ConversationSkillState,
@@ -64,19 +73,23 @@ export function planTurnSkills(
     ? (catalogue.find((e) => e.identifier === state.skillIdentifier) ?? null)
     : null;
   const invokes = entry !== null && entry.isProcess && (state.lastRunId === null || state.skillStartPending);
+  // why: a process goes on only while the conversation's skill is that process; a skill that
+  // left the catalogue still names the predecessor, so the drop is reported (DETACHED).
+  const processGoesOn = state.skillIdentifier !== null && (entry ? entry.isProcess : state.skillIsProcess);
   const forced: ForcedSkillPlan[] = [];
   const seen = new Set<string>();
   for (const s of configurationSkills) {
-    if (!s.enabled || s.isProcess || seen.has(s.identifier)) continue;
+    if (!s.enabled || !s.approved || s.approved.isProcess || seen.has(s.identifier)) continue;
     seen.add(s.identifier);
-    forced.push({ identifier: s.identifier, name: s.name || s.identifier, body: s.body });
+    forced.push({ identifier: s.identifier, name: s.approved.name || s.identifier, body: s.approved.body });
   }
-  if (entry && !entry.isProcess && pickedSkill && pickedSkill.enabled && !seen.has(entry.identifier)) {
-    forced.push({ identifier: entry.identifier, name: entry.name, body: pickedSkill.body });
+  const picked = pickedSkill?.enabled ? pickedSkill.approved : null;
+  if (entry && !entry.isProcess && picked && !seen.has(entry.identifier)) {
+    forced.push({ identifier: entry.identifier, name: entry.name, body: picked.body });
   }
   return {
     invoke: invokes ? entry : null,
-    predecessorRunId: invokes ? null : state.lastRunId,
+    predecessorRunId: invokes || !processGoesOn ? null : state.lastRunId,
     forcedSkills: forced,
     clearsStartPending: invokes,
   };

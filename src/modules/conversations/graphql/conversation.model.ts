@@ -47,6 +47,8 @@ export class SkillCatalogueEntryModel {
   @Field() description: string;
   @Field({ description: 'A guided process over several turns (started by invocation).' }) isProcess: boolean;
   @Field(() => ID, { nullable: true }) skillId: string | null;
+  @Field(() => Int, { nullable: true, description: 'The approved version the catalogue offers.' })
+  version: number | null;
 }
 
 @ObjectType('ViewContext')

@@ -29,6 +29,12 @@ export type ConversationPatch = Partial<
   >
 >;
 
+/** The skill state a transition expects (as the caller read it). */
+export interface SkillGuard {
+  readonly identifier: string | null;
+  readonly startPending: boolean;
+}
+
 /**
  * Conversations and their messages. Every status change is a conditional UPDATE on the
  * status it expects (and the run it expects, where one is named) that counts only when
@@ -78,6 +84,7 @@ export class ConversationsRepository {
     from: readonly ConversationStatus[],
     patch: ConversationPatch,
     runId?: string | null,
+    skill?: SkillGuard,
   ): Promise<ConversationEntity | null> {
     const qb = this.m()
       .createQueryBuilder()
@@ -88,6 +95,13 @@ export class ConversationsRepository {
     if (runId !== undefined) {
       if (runId === null) qb.andWhere('active_run_id IS NULL');
       else qb.andWhere('active_run_id = :runId', { runId });
+    }
+    if (skill) {
+      // why: a pick landing after the caller read the skill must not be overwritten or lost.
+      qb.andWhere('skill_identifier IS NOT DISTINCT FROM :skillIdentifier', {
+        skillIdentifier: skill.identifier,
+      });
+      qb.andWhere('skill_start_pending = :skillStartPending', { skillStartPending: skill.startPending });
     }
     const result = await qb.execute();
     return result.affected === 1 ? this.findById(id) : null;

@@ -32,8 +32,14 @@ export class QueuedRuns {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async claim(workerId: string, limit: number): Promise<ClaimedRun[]> {
-    return this.claims.claimQueued(workerId, this.config.runLeaseSeconds, limit);
+  /** Claims up to `limit` queued runs; with `olderThanSeconds` only those queued that long. */
+  async claim(workerId: string, limit: number, olderThanSeconds = 0): Promise<ClaimedRun[]> {
+    return this.claims.claimQueued(workerId, this.config.runLeaseSeconds, limit, olderThanSeconds);
+  }
+
+  /** Claims this one queued run (a chat turn carried where it was queued); null when taken. */
+  async claimOne(runId: string, claimedBy: string): Promise<ClaimedRun | null> {
+    return this.claims.claimQueuedById(runId, claimedBy, this.config.runLeaseSeconds);
   }
 
   async begin(claim: ClaimedRun): Promise<Begun> {

@@ -148,6 +148,7 @@ export class RunExecutor implements OnApplicationShutdown {
             systemPrompt: withContext(segment.configuration.systemPrompt, cp.contextNote),
             skills: cp.skills,
             processPin: cp.processPin,
+            processInstructions: cp.processGuidance,
             skillInvocation: segment.run.skillInvocation ?? undefined,
             droppedProcess: cp.droppedProcess,
           },

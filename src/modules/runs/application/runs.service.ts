@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { RunReadsRepository } from '../persistence/run-reads.repository';
 import { randomUUID } from 'node:crypto';
 import {
@@ -18,6 +18,7 @@ import {
   resolveProcess,
   type DropReason,
   type ProcessPin,
+  type ProcessVersionFacts,
   type SkillInvocation,
 } from '../core/process-resolution';
 import { mayShowPage, PageAccessLookup, PagesService } from '../../content';
@@ -34,6 +35,7 @@ import { StateVault } from './state-vault';
 import { RunSettler } from './run-settler';
 import { TransactionRunner, type Tx } from '../../../platform/database/transaction-runner';
 import { RunAdmission } from './run-admission';
+import { QueuedRuns } from './queued-runs';
 
 export interface StartRunCommand {
   readonly configurationId: string;
@@ -61,8 +63,13 @@ export interface TurnCommand {
   /** A process skill started by this turn (no predecessor then). */
   readonly invocation: SkillInvocation | null;
   readonly predecessorRunId: string | null;
-  /** Skill ids in the turn's catalogue now: a pinned skill outside it was detached. */
-  readonly catalogueSkillIds: ReadonlySet<number>;
+  /**
+   * Skill ids in the turn's catalogue now, to their approved version ids: a pinned skill
+   * outside it was detached.
+   */
+  readonly catalogueVersions: ReadonlyMap<number, number>;
+  /** The skill versions the turn may pin or continue with (the invoked one, the predecessor's). */
+  readonly versions: ReadonlyMap<number, ProcessVersionFacts>;
 }
 
 /** What queuing a turn decided. */
@@ -93,6 +100,8 @@ export interface PendingView extends PendingTurn {
  */
 @Injectable()
 export class RunsService {
+  private readonly logger = new Logger(RunsService.name);
+
   constructor(
     private readonly repository: RunsRepository,
     private readonly reads: RunReadsRepository,
@@ -105,6 +114,7 @@ export class RunsService {
     private readonly signal: WorkSignal,
     private readonly settler: RunSettler,
     private readonly admission: RunAdmission,
+    private readonly queued: QueuedRuns,
     private readonly transactions: TransactionRunner,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -174,7 +184,7 @@ export class RunsService {
    * commit with it): derives the process from the invocation or the predecessor (a drop is
    * recorded on the run and replayed by the runtime as a DROPPED step). The per-user caps on
    * runs apply (RATE_LIMITED, TOO_MANY_WAITING_RUNS), refusing inside the caller's transaction,
-   * which then rolls back. Call `wakeWorkers` after the commit.
+   * which then rolls back. Call `dispatchTurn` after the commit.
    */
   async enqueueTurn(command: TurnCommand): Promise<QueuedTurn> {
     return this.transactions.run(() => this.queueTurn(command));
@@ -183,14 +193,15 @@ export class RunsService {
   private async queueTurn(command: TurnCommand): Promise<QueuedTurn> {
     await this.admission.admit(command.owner.id);
     const predecessor = command.predecessorRunId ? await this.reads.findById(command.predecessorRunId) : null;
-    const { pin, dropped } = resolveProcess({
+    const { pin, dropped, guidance } = resolveProcess({
       invocation: command.invocation,
       predecessorRunId: command.predecessorRunId,
       predecessor,
       callerId: command.owner.id,
       callerIsAdmin: command.owner.isAdmin,
       configurationId: command.configuration.id,
-      catalogueSkillIds: command.catalogueSkillIds,
+      catalogueVersions: command.catalogueVersions,
+      versions: command.versions,
     });
     const id = randomUUID();
     const checkpoint = {
@@ -201,6 +212,7 @@ export class RunsService {
       skills: command.skills,
       contextNote: command.contextNote,
       ...(pin ? { processPin: pin } : {}),
+      ...(guidance ? { processGuidance: guidance } : {}),
       ...(dropped ? { droppedProcess: dropped } : {}),
     } as const;
     await this.repository.insertQueued({
@@ -223,9 +235,37 @@ export class RunsService {
     return { runId: id, processPin: pin, droppedProcess: dropped };
   }
 
-  /** Tells the workers that queued work is waiting (after the commit that queued it). */
-  async wakeWorkers(): Promise<void> {
-    await this.signal.notify();
+  /**
+   * Starts a queued chat turn after the commit that queued it, by the rule decisions follow
+   * (choosePath): with a live worker (and DECISION_PATH not `inline`) the worker takes it
+   * (QUEUED); otherwise this instance claims and carries it (STARTED) where it has a free slot
+   * (WORKER_CONCURRENCY), else it waits for capacity (WAITING) until a worker or this
+   * instance's reconcile picks it up.
+   */
+  async dispatchTurn(runId: string): Promise<'QUEUED' | 'STARTED' | 'WAITING'> {
+    const live = needsWorkerCount(null, this.config.decisionPath)
+      ? await this.reads.countLiveWorkers(this.config.workerLivenessSeconds)
+      : 0;
+    if (choosePath(null, this.config.decisionPath, live) === 'DURABLE') {
+      await this.signal.notify();
+      return 'QUEUED';
+    }
+    if (this.executor.activeCount() >= this.config.workerConcurrency) {
+      await this.signal.notify();
+      return 'WAITING';
+    }
+    try {
+      const claim = await this.queued.claimOne(runId, this.executor.instanceId);
+      // why: someone else (a worker that just came up, a reconcile) took it: it is carried.
+      if (!claim) return 'QUEUED';
+      await this.queued.begin(claim);
+      return 'STARTED';
+    } catch (err) {
+      // why: the turn is recorded; a claim nobody carries is requeued by the reaper, an
+      // unclaimed one is picked up by a worker or the reconcile. The sender is not refused.
+      this.logger.error({ runId, err }, 'could not start a chat turn here');
+      return 'QUEUED';
+    }
   }
 
   /**

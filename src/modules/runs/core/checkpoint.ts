@@ -1,4 +1,10 @@
-import type { Decision, ForcedSkill, HistoryMessage, SuspendedState } from '../../../agent';
+import type {
+  Decision,
+  ForcedSkill,
+  HistoryMessage,
+  ProcessInstructions,
+  SuspendedState,
+} from '../../../agent';
 
 /**
  * What a run continues from, sealed (AES-256-GCM, bound to the run id) in `run.checkpoint`:
@@ -16,6 +22,8 @@ export type Checkpoint =
       readonly messages?: readonly HistoryMessage[];
       readonly skills?: readonly ForcedSkill[];
       readonly processPin?: unknown;
+      /** The pinned skill version's instructions, sent to the model on this turn. */
+      readonly processGuidance?: ProcessInstructions;
       readonly droppedProcess?: { readonly reason: string };
       /** Added to the configuration's system prompt (the chat's page and language). */
       readonly contextNote?: string;

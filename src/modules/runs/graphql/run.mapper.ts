@@ -1,5 +1,6 @@
 import type { PendingView } from '../application/runs.service';
 import type { RunStepView, RunView } from '../core/run-view';
+import { asPin } from '../core/process-resolution';
 import {
   PauseKindEnum,
   PendingTurnModel,
@@ -28,6 +29,7 @@ export function toRunModel(run: RunView): RunModelWithRow {
     startedAt: run.startedAt,
     finishedAt: run.finishedAt,
     isProcessRun: run.processPin !== null,
+    skillVersion: asPin(run.processPin)?.version ?? null,
     predecessorRunId: run.predecessorRunId,
     droppedProcess: run.droppedProcess ? { reason: droppedReason(run.droppedProcess) } : null,
     subjectPageId: run.subjectPageId,

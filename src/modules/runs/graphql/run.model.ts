@@ -134,6 +134,11 @@ export class RunModel {
   @Field(() => Date, { nullable: true }) startedAt: Date | null;
   @Field(() => Date, { nullable: true }) finishedAt: Date | null;
   @Field() isProcessRun: boolean;
+  @Field(() => Int, {
+    nullable: true,
+    description: 'The skill version a process run is pinned to (docs/chat-and-skills.md "Skill versions").',
+  })
+  skillVersion: number | null;
   @Field(() => ID, { nullable: true }) predecessorRunId: string | null;
   @Field(() => DroppedProcessModel, { nullable: true }) droppedProcess: DroppedProcessModel | null;
   @Field(() => Int, { nullable: true, description: 'The subject page the tools default to.' })

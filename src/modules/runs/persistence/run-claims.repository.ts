@@ -85,27 +85,52 @@ export class RunClaimsRepository {
   }
 
   /**
-   * QUEUED -> RUNNING for up to `limit` runs, oldest first, each under a fresh lease of
-   * `claimedBy`: one statement, `FOR UPDATE SKIP LOCKED`, so concurrent claimers never get the
+   * QUEUED -> RUNNING for up to `limit` runs, oldest first (with `olderThanSeconds`, only those
+   * queued at least that long ago), each under a fresh lease of `claimedBy`: one statement, `FOR UPDATE SKIP LOCKED`, so concurrent claimers never get the
    * same run and never wait on each other. `started_at` keeps the first start of a requeued run.
    */
-  async claimQueued(claimedBy: string, leaseSeconds: number, limit: number): Promise<ClaimedRun[]> {
+  async claimQueued(
+    claimedBy: string,
+    leaseSeconds: number,
+    limit: number,
+    olderThanSeconds = 0,
+  ): Promise<ClaimedRun[]> {
     if (limit <= 0) return [];
+    // why: only the reconcile of an API-only instance asks for overdue runs; the worker's
+    // statement stays as it is.
+    const overdue = olderThanSeconds > 0 ? 'AND updated_at <= now() - make_interval(secs => $4)' : '';
     // why: MATERIALIZED evaluates the locking sub-select once. As a plain sub-select the planner
     // may put it on the inner side of a nested loop and rescan it; each rescan skips the rows
     // this statement already updated and locks the next ones, so LIMIT is not honoured (seen on
     // PostgreSQL 15 and PGlite). The outer `r.status = 'QUEUED'` re-checks the locked row.
     const result: unknown = await this.m().query(
       `WITH due AS MATERIALIZED (
-         SELECT id FROM run WHERE status = 'QUEUED' ORDER BY created_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
+         SELECT id FROM run WHERE status = 'QUEUED' ${overdue} ORDER BY created_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
        UPDATE run r SET status = 'RUNNING', claimed_by = $1, lease_token = gen_random_uuid(),
               lease_expires_at = now() + make_interval(secs => $2), started_at = COALESCE(r.started_at, now())
          FROM due
         WHERE r.id = due.id AND r.status = 'QUEUED'
         RETURNING r.*`,
-      [claimedBy, leaseSeconds, limit],
+      olderThanSeconds > 0
+        ? [claimedBy, leaseSeconds, limit, olderThanSeconds]
+        : [claimedBy, leaseSeconds, limit],
     );
     return this.claimsOf(result, claimedBy);
+  }
+
+  /**
+   * QUEUED -> RUNNING for this one run under a fresh lease of `claimedBy` (an instance carrying
+   * the chat turn it just queued); null when a worker or another instance claimed it first.
+   */
+  async claimQueuedById(runId: string, claimedBy: string, leaseSeconds: number): Promise<ClaimedRun | null> {
+    const result: unknown = await this.m().query(
+      `UPDATE run r SET status = 'RUNNING', claimed_by = $2, lease_token = gen_random_uuid(),
+              lease_expires_at = now() + make_interval(secs => $3), started_at = COALESCE(r.started_at, now())
+        WHERE r.id = $1 AND r.status = 'QUEUED'
+        RETURNING r.*`,
+      [runId, claimedBy, leaseSeconds],
+    );
+    return this.claimsOf(result, claimedBy)[0] ?? null;
   }
 
   /** Claimed rows (RETURNING r.*) as runs with the lease each was claimed under; no read back. */

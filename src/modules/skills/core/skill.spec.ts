@@ -10,6 +10,17 @@ const skill = (identifier: string, over: Partial<SkillView> = {}): SkillView => 
   isProcess: false,
   enabled: true,
   ...over,
+  approved:
+    over.approved === undefined
+      ? {
+          versionId: 1000 + (over.id ?? nextId),
+          version: 1,
+          name: over.name ?? `Name of ${identifier}`,
+          description: `About ${identifier}`,
+          body: 'body',
+          isProcess: over.isProcess ?? false,
+        }
+      : over.approved,
 });
 
 describe('buildCatalogue', () => {
@@ -32,6 +43,15 @@ describe('buildCatalogue', () => {
     expect(catalogue.map((e) => e.identifier)).toEqual(['a']);
   });
 
+  it('leaves out skills without an approved version and shows the approved version, not the last edit', () => {
+    const edited = skill('edited', { name: 'Draft name' });
+    const approved = { ...edited.approved!, name: 'Approved name', version: 2 };
+    const catalogue = buildCatalogue([{ ...edited, approved }, skill('new', { approved: null })]);
+    expect(catalogue).toEqual([
+      expect.objectContaining({ identifier: 'edited', name: 'Approved name', version: 2 }),
+    ]);
+  });
+
   it('names an entry by its identifier where the name is empty', () => {
     const [entry] = buildCatalogue([skill('nameless', { name: '  ' })]);
     expect(entry).toEqual({
@@ -40,6 +60,8 @@ describe('buildCatalogue', () => {
       description: 'About nameless',
       isProcess: false,
       skillId: expect.any(Number),
+      skillVersionId: expect.any(Number),
+      version: 1,
     });
   });
 

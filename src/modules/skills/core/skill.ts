@@ -1,4 +1,18 @@
-/** A skill as the rest of the system sees it (no persistence or transport shape). */
+/** The approved version a skill is used with: the latest APPROVED one. */
+export interface ApprovedSkill {
+  readonly versionId: number;
+  readonly version: number;
+  readonly name: string;
+  readonly description: string;
+  readonly body: string;
+  readonly isProcess: boolean;
+}
+
+/**
+ * A skill as the rest of the system sees it (no persistence or transport shape). Its own
+ * name, description, body and flag are the last edit (what admins work on); runs and the
+ * catalogue use `approved` only (null: no version approved yet, or every one withdrawn).
+ */
 export interface SkillView {
   readonly id: number;
   readonly identifier: string;
@@ -7,6 +21,7 @@ export interface SkillView {
   readonly body: string;
   readonly isProcess: boolean;
   readonly enabled: boolean;
+  readonly approved: ApprovedSkill | null;
 }
 
 /** One entry of the skill catalogue (docs/chat-and-skills.md). */
@@ -17,12 +32,16 @@ export interface CatalogueEntry {
   readonly description: string;
   readonly isProcess: boolean;
   readonly skillId: number;
+  /** The approved version the catalogue offers (a process started now pins it). */
+  readonly skillVersionId: number;
+  readonly version: number;
 }
 
 /**
  * The skill catalogue: the enabled skills attached to a configuration plus those attached to
  * a Task, deduplicated by identifier (the configuration's copy wins, then the first seen).
- * Disabled skills never enter it, wherever they are attached. This is the one place that
+ * Disabled skills and skills without an approved version never enter it, wherever they are
+ * attached; an entry shows the approved version, not the last edit. This is the one place that
  * decides which skills a chat may offer; the order is the configuration's skills, then the
  * Task's, each by identifier, so the result is stable.
  */
@@ -37,14 +56,17 @@ export function buildCatalogue(
     ...[...configurationSkills].sort(byIdentifier),
     ...[...taskSkills].sort(byIdentifier),
   ]) {
-    if (!skill.enabled || seen.has(skill.identifier)) continue;
+    const approved = skill.approved;
+    if (!skill.enabled || !approved || seen.has(skill.identifier)) continue;
     seen.add(skill.identifier);
     entries.push({
       identifier: skill.identifier,
-      name: skill.name.trim() === '' ? skill.identifier : skill.name,
-      description: skill.description,
-      isProcess: skill.isProcess,
+      name: approved.name.trim() === '' ? skill.identifier : approved.name,
+      description: approved.description,
+      isProcess: approved.isProcess,
       skillId: skill.id,
+      skillVersionId: approved.versionId,
+      version: approved.version,
     });
   }
   return entries;

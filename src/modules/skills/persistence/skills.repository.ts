@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, In } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { managerOf } from '../../../platform/database/transaction-runner';
 import { SkillView } from '../core/skill';
 import { SkillEntity } from './skill.entity';
@@ -14,18 +14,6 @@ export interface SkillWrite {
   readonly enabled: boolean;
 }
 
-export function toSkillView(e: SkillEntity): SkillView {
-  return {
-    id: e.id,
-    identifier: e.identifier,
-    name: e.name,
-    description: e.description,
-    body: e.body,
-    isProcess: e.isProcess,
-    enabled: e.enabled,
-  };
-}
-
 interface RawSkillRow {
   id: number;
   identifier: string;
@@ -34,6 +22,13 @@ interface RawSkillRow {
   body: string;
   is_process: boolean;
   enabled: boolean;
+  /** The latest APPROVED version's columns (null where none is approved). */
+  a_id: number | null;
+  a_version: number | null;
+  a_name: string | null;
+  a_description: string | null;
+  a_body: string | null;
+  a_is_process: boolean | null;
 }
 
 const fromRaw = (r: RawSkillRow): SkillView => ({
@@ -44,7 +39,26 @@ const fromRaw = (r: RawSkillRow): SkillView => ({
   body: r.body,
   isProcess: r.is_process,
   enabled: r.enabled,
+  approved:
+    r.a_id === null
+      ? null
+      : {
+          versionId: Number(r.a_id),
+          version: Number(r.a_version),
+          name: r.a_name ?? '',
+          description: r.a_description ?? '',
+          body: r.a_body ?? '',
+          isProcess: r.a_is_process === true,
+        },
 });
+
+/** Every skill column plus its latest APPROVED version's (the `a_` columns). */
+const SKILL_COLUMNS = `s.id, s.identifier, s.name, s.description, s.body, s.is_process, s.enabled,
+  a.id AS a_id, a.version AS a_version, a.name AS a_name, a.description AS a_description,
+  a.body AS a_body, a.is_process AS a_is_process`;
+const APPROVED_JOIN = `LEFT JOIN LATERAL (
+    SELECT v.id, v.version, v.name, v.description, v.body, v.is_process FROM skill_version v
+     WHERE v.skill_id = s.id AND v.state = 'APPROVED' ORDER BY v.version DESC LIMIT 1) a ON true`;
 
 @Injectable()
 export class SkillsRepository {
@@ -67,8 +81,11 @@ export class SkillsRepository {
   }
 
   async findById(id: number, manager: EntityManager = managerOf(this.dataSource)): Promise<SkillView | null> {
-    const e = await manager.findOne(SkillEntity, { where: { id } });
-    return e ? toSkillView(e) : null;
+    const rows: RawSkillRow[] = await manager.query(
+      `SELECT ${SKILL_COLUMNS} FROM skill s ${APPROVED_JOIN} WHERE s.id = $1`,
+      [id],
+    );
+    return rows[0] ? fromRaw(rows[0]) : null;
   }
 
   /** The skills with these identifiers (those that exist), enabled or not. */
@@ -77,8 +94,11 @@ export class SkillsRepository {
     manager: EntityManager = managerOf(this.dataSource),
   ): Promise<SkillView[]> {
     if (identifiers.length === 0) return [];
-    const rows = await manager.find(SkillEntity, { where: { identifier: In([...identifiers]) } });
-    return rows.map(toSkillView);
+    const rows: RawSkillRow[] = await manager.query(
+      `SELECT ${SKILL_COLUMNS} FROM skill s ${APPROVED_JOIN} WHERE s.identifier = ANY($1::text[]) ORDER BY s.identifier`,
+      [[...identifiers]],
+    );
+    return rows.map(fromRaw);
   }
 
   /** The skills attached to each of these configurations, by identifier. */
@@ -108,8 +128,8 @@ export class SkillsRepository {
     // why: raw rows, not entities: TypeORM merges entity rows by primary key, and one skill
     // may be attached to several owners.
     const rows: Array<RawSkillRow & { owner_id: number }> = await manager.query(
-      `SELECT s.id, s.identifier, s.name, s.description, s.body, s.is_process, s.enabled, j.${ownerColumn} AS owner_id
-         FROM skill s JOIN ${joinTable} j ON j.skill_id = s.id
+      `SELECT ${SKILL_COLUMNS}, j.${ownerColumn} AS owner_id
+         FROM skill s JOIN ${joinTable} j ON j.skill_id = s.id ${APPROVED_JOIN}
         WHERE j.${ownerColumn} = ANY($1::int[])
         ORDER BY s.identifier`,
       [[...ownerIds]],

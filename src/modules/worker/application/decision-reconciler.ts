@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
 import { RecordedDecisions } from '../../approvals';
-import { RunExecutor } from '../../runs';
+import { QueuedRuns, RunExecutor } from '../../runs';
 import { PeriodicTask } from './periodic-task';
 import { WorkerHeartbeat } from './worker-heartbeat';
 
@@ -13,7 +13,9 @@ export const RECONCILE_MAX_INTERVAL_SECONDS = 5;
  * The reconcile of an API-only instance (WORKER_ENABLED=false; docs/decisions.md, "Two
  * paths, one claim"): while no worker is live, it picks up decisions recorded at least
  * DECISION_PICKUP_SECONDS ago (the same SKIP LOCKED claim a worker makes) and continues them
- * here, so no recorded decision waits forever for a worker that is gone.
+ * here, so no recorded decision waits forever for a worker that is gone. Queued runs (chat
+ * turns queued while a worker was live, or while this instance was full; requeued runs) queued
+ * at least as long ago are taken the same way, with the slots left.
  */
 @Injectable()
 export class DecisionReconciler {
@@ -25,6 +27,7 @@ export class DecisionReconciler {
     private readonly executor: RunExecutor,
     private readonly heartbeat: WorkerHeartbeat,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly queued: QueuedRuns,
   ) {
     const seconds = Math.max(1, Math.min(RECONCILE_MAX_INTERVAL_SECONDS, config.decisionPickupSeconds));
     this.task = new PeriodicTask(
@@ -56,6 +59,20 @@ export class DecisionReconciler {
       this.config.decisionPickupSeconds,
     );
     if (taken > 0) this.logger.warn(`no live worker: took ${taken} overdue recorded decision(s) here`);
-    return taken >= free;
+    const left = Math.min(free - taken, this.config.workerConcurrency - this.executor.activeCount());
+    const claimed =
+      left > 0
+        ? await this.queued.claim(this.executor.instanceId, left, this.config.decisionPickupSeconds)
+        : [];
+    for (const claim of claimed) {
+      try {
+        if ((await this.queued.begin(claim)) === 'decided') await this.decisions.resume(claim);
+      } catch (err) {
+        // why: the claim stays RUNNING under a lease nobody renews; the reaper requeues it.
+        this.logger.error({ runId: claim.run.id, err }, 'could not start a claimed run');
+      }
+    }
+    if (claimed.length > 0) this.logger.warn(`no live worker: took ${claimed.length} queued run(s) here`);
+    return taken + claimed.length >= free;
   }
 }
