@@ -1,3 +1,4 @@
+import { IndexTheLists1796146656078 } from './1796146656078-index-the-lists';
 // The ordered list of migrations. `npm run migration:generate -- <Name>` appends to it.
 import { TrackOwnersUnfinishedRuns1796140355029 } from './1796140355029-track-owners-unfinished-runs';
 import { RecordTokenCreatorsAndAudit1796138194754 } from './1796138194754-record-token-creators-and-audit';
@@ -16,4 +17,5 @@ export const MIGRATIONS: Function[] = [
   CreateConversations1796024294311,
   RecordTokenCreatorsAndAudit1796138194754,
   TrackOwnersUnfinishedRuns1796140355029,
+  IndexTheLists1796146656078,
 ];

@@ -27,6 +27,7 @@ export function toRunModel(run: RunView): RunModelWithRow {
     createdAt: run.createdAt,
     startedAt: run.startedAt,
     finishedAt: run.finishedAt,
+    stepsRemovedAt: run.stepsRemovedAt,
     isProcessRun: run.processPin !== null,
     predecessorRunId: run.predecessorRunId,
     droppedProcess: run.droppedProcess ? { reason: droppedReason(run.droppedProcess) } : null,
