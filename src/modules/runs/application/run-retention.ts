@@ -52,7 +52,7 @@ export class RunRetention {
 
   async sweepOnce(): Promise<RetentionPass> {
     const { stepsAfterSeconds, runsAfterSeconds, batchRuns } = this.settings;
-    // why: runs first: a run due for deletion need not have its steps deleted separately.
+    // why: a run due for deletion as a whole is not stripped first (removeSteps skips it).
     const removed =
       runsAfterSeconds === null
         ? { runs: 0, steps: 0 }
@@ -60,7 +60,7 @@ export class RunRetention {
     const stripped =
       stepsAfterSeconds === null
         ? { runs: 0, steps: 0 }
-        : await this.repository.removeSteps(stepsAfterSeconds, batchRuns);
+        : await this.repository.removeSteps(stepsAfterSeconds, batchRuns, runsAfterSeconds);
     const pass: RetentionPass = {
       runsStripped: stripped.runs,
       runsRemoved: removed.runs,

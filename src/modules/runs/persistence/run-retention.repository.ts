@@ -16,18 +16,26 @@ import { returnedRows } from './run-rows';
 export class RunRetentionRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** Deletes the steps of up to `runs` runs finished before the cutoff; marks them. */
-  async removeSteps(olderThanSeconds: number, runs: number): Promise<{ runs: number; steps: number }> {
+  /**
+   * Deletes the steps of up to `runs` runs finished before the cutoff and marks them; runs
+   * older than `runsDueSeconds` (due for deletion as a whole) are left to `removeRuns`.
+   */
+  async removeSteps(
+    olderThanSeconds: number,
+    runs: number,
+    runsDueSeconds: number | null,
+  ): Promise<{ runs: number; steps: number }> {
     const result: unknown = await managerOf(this.dataSource).query(
       `WITH batch AS MATERIALIZED (
          SELECT id FROM run
           WHERE status IN ('COMPLETED', 'FAILED', 'CANCELLED') AND steps_removed_at IS NULL
             AND finished_at < now() - make_interval(secs => $1)
+            AND ($3::int IS NULL OR finished_at >= now() - make_interval(secs => $3::int))
           ORDER BY finished_at LIMIT $2 FOR UPDATE SKIP LOCKED),
        gone AS (DELETE FROM run_step s USING batch b WHERE s.run_id = b.id RETURNING 1),
        marked AS (UPDATE run r SET steps_removed_at = now() FROM batch b WHERE r.id = b.id RETURNING 1)
        SELECT (SELECT count(*) FROM marked)::int AS runs, (SELECT count(*) FROM gone)::int AS steps`,
-      [olderThanSeconds, runs],
+      [olderThanSeconds, runs, runsDueSeconds],
     );
     const [row] = returnedRows<{ runs: number; steps: number }>(result);
     return { runs: row?.runs ?? 0, steps: row?.steps ?? 0 };
