@@ -2,7 +2,7 @@
 // steps. Every row once, in the documented order, across ties at the same instant; opaque
 // cursors that refuse to page another list; the deprecated offsets keep working.
 import { bootTestApp, errorCode, type TestApp } from '../support/test-app';
-import { SEEDED_WORKSPACE, seedRuns } from '../support/volume';
+import { SEEDED_WORKSPACE, seedRuns } from '../../bench/support/volume';
 
 interface Page<T> {
   nodes: T[];
@@ -36,14 +36,14 @@ describe('cursor pagination', () => {
 
   beforeAll(async () => {
     t = await bootTestApp({ WORKER_ENABLED: 'false' });
-    await seedRuns(t.dataSource, {
+    await seedRuns((sql, params) => t.dataSource.query(sql, params), {
       count: 230,
       owners: ['alice', 'bob', 'carol'],
       waitingEvery: 10,
       stepsPerRun: 0,
     });
     // 40 runs created at one instant: only the id orders them.
-    await seedRuns(t.dataSource, {
+    await seedRuns((sql, params) => t.dataSource.query(sql, params), {
       count: 40,
       owners: ['alice', 'bob'],
       waitingEvery: 4,

@@ -8,7 +8,7 @@ import { RunClaimsRepository } from '../../src/modules/runs/persistence/run-clai
 import { RunReapingRepository } from '../../src/modules/runs/persistence/run-reaping.repository';
 import { RunRetentionRepository } from '../../src/modules/runs/persistence/run-retention.repository';
 import { bootTestApp, type TestApp } from '../support/test-app';
-import { seedRuns } from '../support/volume';
+import { seedRuns } from '../../bench/support/volume';
 
 interface Captured {
   readonly sql: string;
@@ -61,7 +61,7 @@ describe('query plans at volume', () => {
 
   beforeAll(async () => {
     t = await bootTestApp({ WORKER_ENABLED: 'false' });
-    await seedRuns(t.dataSource, {
+    await seedRuns((sql, params) => t.dataSource.query(sql, params), {
       count: 60_000,
       owners: ['alice', 'bob', 'carol', 'dave'],
       waitingEvery: 10,

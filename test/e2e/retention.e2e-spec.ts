@@ -3,7 +3,7 @@
 // waiting, running and recorded runs and their decisions are never touched.
 import { RetentionSweep } from '../../src/modules/worker/application/retention-sweep';
 import { bootTestApp, type TestApp } from '../support/test-app';
-import { SEEDED_WORKSPACE, seedRuns } from '../support/volume';
+import { SEEDED_WORKSPACE, seedRuns } from '../../bench/support/volume';
 
 describe('retention sweep', () => {
   let t: TestApp;
@@ -20,11 +20,28 @@ describe('retention sweep', () => {
     });
     const owners = ['alice', 'bob'];
     // 20 runs finished ~5 days ago, 20 ~2 days ago, 20 just now; every 4th of each waits instead.
-    await seedRuns(t.dataSource, { count: 20, owners, waitingEvery: 4, stepsPerRun: 3, finishedDaysAgo: 5 });
+    await seedRuns((sql, params) => t.dataSource.query(sql, params), {
+      count: 20,
+      owners,
+      waitingEvery: 4,
+      stepsPerRun: 3,
+      finishedDaysAgo: 5,
+    });
     await t.dataSource.query(`UPDATE run SET workspace_id = 1 WHERE workspace_id = $1`, [SEEDED_WORKSPACE]);
-    await seedRuns(t.dataSource, { count: 20, owners, waitingEvery: 4, stepsPerRun: 3, finishedDaysAgo: 2 });
+    await seedRuns((sql, params) => t.dataSource.query(sql, params), {
+      count: 20,
+      owners,
+      waitingEvery: 4,
+      stepsPerRun: 3,
+      finishedDaysAgo: 2,
+    });
     await t.dataSource.query(`UPDATE run SET workspace_id = 2 WHERE workspace_id = $1`, [SEEDED_WORKSPACE]);
-    await seedRuns(t.dataSource, { count: 20, owners, waitingEvery: 4, stepsPerRun: 3 });
+    await seedRuns((sql, params) => t.dataSource.query(sql, params), {
+      count: 20,
+      owners,
+      waitingEvery: 4,
+      stepsPerRun: 3,
+    });
     await t.dataSource.query(`UPDATE run SET workspace_id = 3 WHERE workspace_id = $1`, [SEEDED_WORKSPACE]);
     // An old run whose decision is recorded (a worker will carry it out), with its decision row.
     await t.dataSource.query(`UPDATE run SET status = 'DECISION_RECORDED', waiting_since = NULL

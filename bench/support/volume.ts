@@ -1,5 +1,3 @@
-import { DataSource } from 'typeorm';
-
 /** A marker workspace for seeded runs, so that tests can tell them from the demo's. */
 export const SEEDED_WORKSPACE = 7_000_000;
 
@@ -17,19 +15,25 @@ export interface SeedRuns {
   readonly finishedDaysAgo?: number;
 }
 
+/** Runs a statement and answers its rows: a TypeORM DataSource's `query`, or pg's wrapped. */
+export type Sql = (sql: string, params?: unknown[]) => Promise<Array<Record<string, unknown>>>;
+
 /**
  * Inserts `count` runs of demo-editor through SQL in one statement (the lists, the inbox and
- * retention only read rows, so no checkpoint is needed), and their steps in a second.
+ * retention only read rows, so no checkpoint is needed), and their steps in a second. Used by
+ * the tests at volume and by bench P7 (in chunks).
  */
-export async function seedRuns(ds: DataSource, seed: SeedRuns): Promise<void> {
-  const owners: Array<{ id: number }> = await ds.query(
+export async function seedRuns(query: Sql, seed: SeedRuns): Promise<void> {
+  const owners = (await query(
     `SELECT id FROM app_user WHERE username = ANY($1) ORDER BY array_position($1, username)`,
     [seed.owners],
-  );
-  const [configuration] = await ds.query<Array<{ id: number }>>(
+  )) as Array<{ id: number }>;
+  const [configuration] = (await query(
     `SELECT id FROM configuration WHERE identifier = 'demo-editor'`,
-  );
-  await ds.query(
+  )) as Array<{
+    id: number;
+  }>;
+  await query(
     `INSERT INTO run (id, configuration_id, owner_id, workspace_id, max_iterations, status, termination_reason,
                       waiting_since, created_at, started_at, finished_at, step_count, turn, updated_at)
      SELECT gen_random_uuid(), $1, ($2::int[])[1 + (g % array_length($2::int[], 1))], $3, 10,
@@ -53,7 +57,7 @@ export async function seedRuns(ds: DataSource, seed: SeedRuns): Promise<void> {
     ],
   );
   if (seed.stepsPerRun > 0) {
-    await ds.query(
+    await query(
       `INSERT INTO run_step (run_id, sequence, kind, round, payload, created_at)
        SELECT r.id, s, CASE WHEN s % 2 = 1 THEN 'REQUEST' ELSE 'LLM' END, (s + 1) / 2, '{}'::jsonb, r.created_at
          FROM run r CROSS JOIN generate_series(1, $2) s
