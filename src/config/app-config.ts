@@ -12,6 +12,14 @@ import { stateKeyWeakness, weakStateKeyMessage } from './state-key-quality';
 export type DecisionPathSetting = 'inline' | 'durable' | 'auto';
 
 /** The typed, validated configuration every part of the server reads. */
+/** How long finished runs keep their steps and themselves, and how the sweep works. */
+export interface RetentionSettings {
+  readonly stepsAfterSeconds: number | null;
+  readonly runsAfterSeconds: number | null;
+  readonly intervalSeconds: number;
+  readonly batchRuns: number;
+}
+
 export interface AppConfig {
   readonly nodeEnv: 'development' | 'production' | 'test';
   readonly port: number;
@@ -30,6 +38,8 @@ export interface AppConfig {
   readonly logLevel: string;
   readonly runLeaseSeconds: number;
   readonly reaperIntervalSeconds: number;
+  /** Retention (docs/operations.md): null keeps forever. */
+  readonly retention: RetentionSettings;
   readonly maxIterationsCeiling: number;
   readonly progressKeepAliveSeconds: number;
   readonly decisionPath: DecisionPathSetting;
@@ -114,6 +124,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel: raw.LOG_LEVEL ?? (nodeEnv === 'test' ? 'silent' : 'info'),
     runLeaseSeconds: raw.RUN_LEASE_SECONDS ?? 60,
     reaperIntervalSeconds: raw.REAPER_INTERVAL_SECONDS ?? 5,
+    retention: {
+      stepsAfterSeconds:
+        raw.RETENTION_STEPS_DAYS === undefined ? null : Math.round(raw.RETENTION_STEPS_DAYS * 86_400),
+      runsAfterSeconds:
+        raw.RETENTION_RUNS_DAYS === undefined ? null : Math.round(raw.RETENTION_RUNS_DAYS * 86_400),
+      intervalSeconds: raw.RETENTION_INTERVAL_SECONDS ?? 600,
+      batchRuns: raw.RETENTION_BATCH_RUNS ?? 100,
+    },
     maxIterationsCeiling: raw.AGENT_MAX_ITERATIONS_CEILING ?? 20,
     progressKeepAliveSeconds: raw.PROGRESS_KEEPALIVE_SECONDS ?? 10,
     decisionPath: (raw.DECISION_PATH ?? 'auto') as DecisionPathSetting,

@@ -1,5 +1,5 @@
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 
 const toBool = ({ value }: { value: unknown }): unknown => {
   if (value === undefined || value === '') return undefined;
@@ -9,6 +9,10 @@ const toBool = ({ value }: { value: unknown }): unknown => {
   if (['1', 'true', 'yes', 'on'].includes(v)) return true;
   if (['0', 'false', 'no', 'off'].includes(v)) return false;
   return value;
+};
+const toNumber = ({ value }: { value: unknown }): unknown => {
+  if (value === undefined || value === '') return undefined;
+  return typeof value === 'string' && /^\d+(\.\d+)?$/.test(value) ? Number(value) : value;
 };
 const toInt = ({ value }: { value: unknown }): unknown => {
   if (value === undefined || value === '') return undefined;
@@ -224,4 +228,36 @@ export class EnvSchema {
   @IsOptional()
   @IsString()
   PROVIDER_BASE_URLS?: string;
+
+  /** Retention: finished runs keep their steps this many days (unset: forever). */
+  @IsOptional()
+  @Transform(toNumber)
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0.0001)
+  @Max(36_500)
+  RETENTION_STEPS_DAYS?: number;
+
+  /** Retention: finished runs are deleted this many days after they finished (unset: never). */
+  @IsOptional()
+  @Transform(toNumber)
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0.0001)
+  @Max(36_500)
+  RETENTION_RUNS_DAYS?: number;
+
+  /** How often the retention sweep looks for work (seconds, default 600). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(86_400)
+  RETENTION_INTERVAL_SECONDS?: number;
+
+  /** Runs per retention statement (default 100): the bound on each batch's locks. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  RETENTION_BATCH_RUNS?: number;
 }

@@ -9,6 +9,7 @@ import { DecisionsService } from './application/decisions.service';
 import { DecisionRecords } from './application/decision-records';
 import { InboxService } from './application/inbox.service';
 import { RecordedDecisions } from './application/recorded-decisions';
+import { InboxConnectionResolver } from './graphql/inbox-connection.resolver';
 import { DecisionsResolver } from './graphql/decisions.resolver';
 import { InboxChangedResolver } from './graphql/inbox-changed.resolver';
 import { DecisionsRepository } from './persistence/decisions.repository';
@@ -24,6 +25,7 @@ import { DecisionsRepository } from './persistence/decisions.repository';
     DecisionBookkeeping,
     InboxService,
     DecisionsResolver,
+    InboxConnectionResolver,
     InboxChangedResolver,
   ],
   exports: [DecisionsService, InboxService, RecordedDecisions],

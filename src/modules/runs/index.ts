@@ -1,5 +1,13 @@
 export { RunsModule } from './runs.module';
 export { RunsService } from './application/runs.service';
+export { RunRetention, type RetentionPass, type RetentionTotals } from './application/run-retention';
+export {
+  RunLists,
+  MAX_RUN_PAGE,
+  type RunEdge,
+  type RunPage,
+  type RunListQuery,
+} from './application/run-lists';
 export { RunExecutor } from './application/run-executor';
 export { AGENT_TOOLS } from './application/agent-tools';
 export { REAP_MESSAGES, type ReapCause } from './core/reap-rule';

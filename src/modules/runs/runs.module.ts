@@ -16,9 +16,14 @@ import { DecidedRuns } from './application/decided-runs';
 import { QueuedRuns } from './application/queued-runs';
 import { WorkSignal } from './application/work-signal';
 import { RunEventsResolver } from './graphql/run-events.resolver';
+import { RunConnectionResolver } from './graphql/run-connection.resolver';
 import { RunsResolver } from './graphql/runs.resolver';
 import { RunsRepository } from './persistence/runs.repository';
 import { RunReadsRepository } from './persistence/run-reads.repository';
+import { RunListsRepository } from './persistence/run-lists.repository';
+import { RunLists } from './application/run-lists';
+import { RunRetentionRepository } from './persistence/run-retention.repository';
+import { RunRetention } from './application/run-retention';
 import { RunClaimsRepository } from './persistence/run-claims.repository';
 import { RunAdmissionRepository } from './persistence/run-admission.repository';
 import { RunReapingRepository } from './persistence/run-reaping.repository';
@@ -30,6 +35,10 @@ import { agentToolsProvider } from './application/agent-tools';
   providers: [
     RunsRepository,
     RunReadsRepository,
+    RunListsRepository,
+    RunLists,
+    RunRetentionRepository,
+    RunRetention,
     RunClaimsRepository,
     RunAdmissionRepository,
     RunReapingRepository,
@@ -49,9 +58,12 @@ import { agentToolsProvider } from './application/agent-tools';
     RunProgressService,
     RunProgressResolver,
     RunsResolver,
+    RunConnectionResolver,
     RunEventsResolver,
   ],
   exports: [
+    RunLists,
+    RunRetention,
     RunSettlements,
     RunSettler,
     RunDecisions,

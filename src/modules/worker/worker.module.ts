@@ -5,6 +5,7 @@ import { RunsModule } from '../runs';
 import { DecisionReconciler } from './application/decision-reconciler';
 import { QueuedRunPicker } from './application/queued-run-picker';
 import { ReaperService } from './application/reaper.service';
+import { RetentionSweep } from './application/retention-sweep';
 import { WorkerHeartbeat } from './application/worker-heartbeat';
 import { WORKER_PROCESS_KIND, WorkerLifecycle } from './application/worker-lifecycle';
 import { WorkerStatusService } from './application/worker-status.service';
@@ -27,13 +28,14 @@ import { WorkerHeartbeatRepository } from './persistence/worker-heartbeat.reposi
     WorkerHeartbeat,
     QueuedRunPicker,
     ReaperService,
+    RetentionSweep,
     DecisionReconciler,
     WorkListener,
     WorkerLifecycle,
     WorkerStatusService,
     WorkerStatusResolver,
   ],
-  exports: [QueuedRunPicker, ReaperService, WorkerHeartbeat, WorkerStatusService],
+  exports: [QueuedRunPicker, ReaperService, RetentionSweep, WorkerHeartbeat, WorkerStatusService],
 })
 export class WorkerModule {
   /** The worker of a worker process: its heartbeat is named `worker:<host>:<pid>`. */

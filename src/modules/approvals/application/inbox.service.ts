@@ -3,7 +3,7 @@ import type { PendingTurn } from '../../../agent';
 import type { AuthUser } from '../../../platform/auth/auth-user';
 import { ConfigurationsService } from '../../configurations';
 import { PageAccessLookup } from '../../content';
-import { runAccess, RunsService, type RunView } from '../../runs';
+import { RunLists, runAccess, RunsService, type RunView } from '../../runs';
 import { approveRefusal, type ApproveRefusal } from '../core/approve-refusal';
 import { DeciderGate } from './decider-gate';
 
@@ -17,6 +17,18 @@ export interface InboxEntry {
   readonly decidableHere: boolean;
 }
 
+export interface InboxQuery {
+  readonly first: number;
+  readonly after: string | null;
+  /** Deprecated offset paging (rows skipped after `after`). */
+  readonly offset?: number;
+}
+
+export interface InboxPage {
+  readonly edges: ReadonlyArray<{ readonly entry: InboxEntry; readonly cursor: string }>;
+  readonly hasNextPage: boolean;
+}
+
 /**
  * The inbox: runs in WAITING_FOR_APPROVAL or WAITING_FOR_INPUT that the viewer may decide,
  * oldest first. Owners see their own; admins and AGENT_APPROVE holders see every waiting run.
@@ -25,22 +37,33 @@ export interface InboxEntry {
 export class InboxService {
   constructor(
     private readonly runs: RunsService,
+    private readonly lists: RunLists,
     private readonly configurations: ConfigurationsService,
     private readonly pages: PageAccessLookup,
   ) {}
 
   /**
-   * One page of the inbox. `request` keys the batching of page look-ups (the request's
-   * context): the gate's pages of the whole page of runs are loaded together.
+   * One page of the inbox, after the cursor `after` when given (docs/pagination.md).
+   * `request` keys the batching of page look-ups (the request's context): the gate's pages of
+   * the whole page of runs are loaded together.
    */
-  async list(user: AuthUser, first: number, offset: number, request: object = {}): Promise<InboxEntry[]> {
+  async page(user: AuthUser, query: InboxQuery, request: object = {}): Promise<InboxPage> {
     const everyone = user.isAdmin || user.grants.has('AGENT_APPROVE');
-    const runs = await this.runs.listWaiting(
+    const page = await this.lists.waiting(
       everyone ? null : user.id,
-      Math.min(Math.max(first, 0), 200),
-      Math.max(offset, 0),
+      query.first,
+      query.after,
+      query.offset ?? 0,
     );
-    return this.entries(user, runs, request);
+    const entries = await this.entries(
+      user,
+      page.edges.map((edge) => edge.run),
+      request,
+    );
+    return {
+      edges: page.edges.map((edge, i) => ({ entry: entries[i]!, cursor: edge.cursor })),
+      hasNextPage: page.hasNextPage,
+    };
   }
 
   /** The inbox entry of one run for this viewer, or null where they may not decide it. */

@@ -54,16 +54,27 @@ export class DecisionsResolver {
   }
 
   @Query(() => [InboxItemModel], {
-    description: 'The inbox: runs waiting for a decision that the viewer may make.',
+    description:
+      'The inbox: runs waiting for a decision that the viewer may make, longest wait first. For pages with cursors use inboxConnection.',
   })
   @Allow(Access.Authenticated)
   async inbox(
     @Ctx() ctx: RequestContext,
     @Args('first', { type: () => Int, nullable: true, defaultValue: 50 }) first: number | null,
-    @Args('offset', { type: () => Int, nullable: true, defaultValue: 0 }) offset: number | null,
+    @Args('offset', {
+      type: () => Int,
+      nullable: true,
+      defaultValue: 0,
+      deprecationReason: 'Use inboxConnection with `after`: an offset reads and skips every earlier row.',
+    })
+    offset: number | null,
   ): Promise<InboxItemModel[]> {
-    const entries = await this.inboxService.list(ctx.viewer, first ?? 50, offset ?? 0, ctx);
-    return entries.map((e) => ({ ...e, run: toRunModel(e.run) }));
+    const page = await this.inboxService.page(
+      ctx.viewer,
+      { first: first ?? 50, after: null, offset: offset ?? 0 },
+      ctx,
+    );
+    return page.edges.map(({ entry }) => ({ ...entry, run: toRunModel(entry.run) }));
   }
 
   @ResolveField(() => [DecisionModel])

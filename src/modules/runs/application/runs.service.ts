@@ -12,7 +12,8 @@ import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
 import { RequestContext } from '../../../platform/auth/request-context';
 import { parseSerialId, parseUuid } from '../../../common/ids';
-import { forbidden, notFound, Refusal } from '../../../common/refusal';
+import { decodeCursor, encodeCursor } from '../../../common/cursor';
+import { badInput, forbidden, notFound, Refusal } from '../../../common/refusal';
 import { clampMaxIterations, ConfigurationsService, type ConfigurationView } from '../../configurations';
 import {
   resolveProcess,
@@ -24,7 +25,7 @@ import {
 import { mayShowPage, PageAccessLookup, PagesService } from '../../content';
 import { callsForViewer, pendingPageIds } from '../core/pending-visibility';
 import { mayKnowRun, runAccess } from '../core/run-access.policy';
-import { CANCELLABLE_STATUSES, isWaiting, RunStatus } from '../core/run-status';
+import { CANCELLABLE_STATUSES, isWaiting } from '../core/run-status';
 import { RunsRepository } from '../persistence/runs.repository';
 import type { RunView } from '../core/run-view';
 import { RunExecutor } from './run-executor';
@@ -77,14 +78,6 @@ export interface QueuedTurn {
   readonly runId: string;
   readonly processPin: ProcessPin | null;
   readonly droppedProcess: { readonly reason: DropReason } | null;
-}
-
-export interface RunListQuery {
-  readonly status?: readonly RunStatus[] | null;
-  readonly ownerId?: string | null;
-  readonly configurationId?: string | null;
-  readonly first: number;
-  readonly offset: number;
 }
 
 /** The pending turn of a waiting run as a viewer may see it. */
@@ -284,10 +277,6 @@ export class RunsService {
   }
 
   /** Waiting runs, oldest wait first, of one owner or (null) of everyone; no access check. */
-  async listWaiting(ownerId: number | null, first: number, offset: number): Promise<RunView[]> {
-    return this.reads.listWaiting(ownerId, first, offset);
-  }
-
   /** Runs by id, no access check. */
   async findRunsByIds(ids: readonly string[]): Promise<RunView[]> {
     return this.reads.findByIds(ids);
@@ -297,23 +286,6 @@ export class RunsService {
   async findRun(ctx: RequestContext, id: string): Promise<RunView | null> {
     const run = await this.reads.findById(parseUuid(id, 'id'));
     return run && mayKnowRun(ctx.viewer, run) ? run : null;
-  }
-
-  /** Own runs; all runs for admins. */
-  async listRuns(
-    ctx: RequestContext,
-    query: RunListQuery,
-  ): Promise<{ nodes: RunView[]; totalCount: number }> {
-    const user = ctx.viewer;
-    const ownerId = query.ownerId ? parseSerialId(query.ownerId, 'ownerId') : null;
-    if (!user.isAdmin && ownerId !== null && ownerId !== user.id) return { nodes: [], totalCount: 0 };
-    return this.reads.list({
-      ownerId: user.isAdmin ? ownerId : user.id,
-      configurationId: query.configurationId ? parseSerialId(query.configurationId, 'configurationId') : null,
-      statuses: query.status ?? null,
-      first: Math.min(Math.max(query.first, 0), 200),
-      offset: Math.max(query.offset, 0),
-    });
   }
 
   /**
@@ -332,11 +304,23 @@ export class RunsService {
   }
 
   /** Steps need detail access (FORBIDDEN otherwise). */
-  async steps(ctx: RequestContext, run: RunView, afterSequence: number, first: number) {
+  async steps(
+    ctx: RequestContext,
+    run: RunView,
+    afterSequence: number,
+    first: number,
+    after: string | null = null,
+  ) {
     this.requireDetail(ctx, run);
     const limit = Math.min(Math.max(first, 0), 500);
-    const rows = await this.reads.listSteps(run.id, Math.max(afterSequence, 0), limit + 1);
-    return { nodes: rows.slice(0, limit), hasMore: rows.length > limit };
+    const from = after ? stepCursorSequence(run.id, after) : Math.max(afterSequence, 0);
+    const rows = await this.reads.listSteps(run.id, from, limit + 1);
+    const nodes = rows.slice(0, limit);
+    return {
+      nodes,
+      cursors: nodes.map((step) => encodeCursor(STEPS, [run.id, step.sequence])),
+      hasMore: rows.length > limit,
+    };
   }
 
   /** The answer, where kept; detail access only. */
@@ -395,4 +379,13 @@ export class RunsService {
     if (!run) throw new Error(`run ${id} vanished`);
     return run;
   }
+}
+
+const STEPS = 'steps';
+
+/** The sequence a steps cursor continues after; a cursor of another run's steps is refused. */
+function stepCursorSequence(runId: string, cursor: string): number {
+  const [cursorRun, sequence] = decodeCursor(STEPS, cursor, ['string', 'number']);
+  if (cursorRun !== runId) throw badInput('after is a cursor of another run', { field: 'after' });
+  return Math.max(Number(sequence), 0);
 }

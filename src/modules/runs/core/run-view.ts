@@ -39,6 +39,8 @@ export interface RunView {
   readonly createdAt: Date;
   readonly startedAt: Date | null;
   readonly finishedAt: Date | null;
+  /** When retention removed the steps of this finished run; null while they are kept. */
+  readonly stepsRemovedAt: Date | null;
   readonly updatedAt: Date;
 }
 

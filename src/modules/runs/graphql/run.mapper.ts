@@ -28,6 +28,7 @@ export function toRunModel(run: RunView): RunModelWithRow {
     createdAt: run.createdAt,
     startedAt: run.startedAt,
     finishedAt: run.finishedAt,
+    stepsRemovedAt: run.stepsRemovedAt,
     isProcessRun: run.processPin !== null,
     skillVersion: asPin(run.processPin)?.version ?? null,
     predecessorRunId: run.predecessorRunId,

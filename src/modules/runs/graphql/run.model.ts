@@ -3,6 +3,8 @@ import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { ErrorCodeEnum } from '../../../platform/graphql/error-code.enum';
 import { GraphQLJSON } from '../../../platform/graphql/scalars';
+import { EdgeType, PageInfoModel } from '../../../platform/graphql/connection.model';
+import type { RunPage } from '../application/run-lists';
 
 export enum RunStatusEnum {
   QUEUED = 'QUEUED',
@@ -94,10 +96,15 @@ export class RunStepModel {
   payload: unknown;
 }
 
+@ObjectType('RunStepEdge')
+export class RunStepEdgeModel extends EdgeType(RunStepModel) {}
+
 @ObjectType('RunStepConnection')
 export class RunStepConnectionModel {
   @Field(() => [RunStepModel]) nodes: RunStepModel[];
-  @Field() hasMore: boolean;
+  @Field(() => [RunStepEdgeModel]) edges: RunStepEdgeModel[];
+  @Field(() => PageInfoModel) pageInfo: PageInfoModel;
+  @Field({ description: 'Same as pageInfo.hasNextPage.' }) hasMore: boolean;
 }
 
 @ObjectType('Usage')
@@ -133,6 +140,12 @@ export class RunModel {
   @Field(() => Date) createdAt: Date;
   @Field(() => Date, { nullable: true }) startedAt: Date | null;
   @Field(() => Date, { nullable: true }) finishedAt: Date | null;
+  @Field(() => Date, {
+    nullable: true,
+    description:
+      "When the retention sweep removed this finished run's steps (docs/operations.md); null while kept.",
+  })
+  stepsRemovedAt: Date | null;
   @Field() isProcessRun: boolean;
   @Field(() => Int, {
     nullable: true,
@@ -146,11 +159,17 @@ export class RunModel {
   @Field(() => Int, { nullable: true }) subjectLanguageId: number | null;
 }
 
+@ObjectType('RunEdge')
+export class RunEdgeModel extends EdgeType(RunModel) {}
+
 @ObjectType('RunConnection')
 export class RunConnectionModel {
   @Field(() => [RunModel]) nodes: RunModel[];
-  @Field(() => Int) totalCount: number;
-  @Field() hasMore: boolean;
+  @Field(() => [RunEdgeModel]) edges: RunEdgeModel[];
+  @Field(() => PageInfoModel) pageInfo: PageInfoModel;
+  @Field({ description: 'Same as pageInfo.hasNextPage.' }) hasMore: boolean;
+  /** The page behind `totalCount`, which is counted only when asked for. */
+  page: RunPage;
 }
 
 @InputType('RunFilter')

@@ -13,6 +13,8 @@ import {
 import { runAccess } from '../core/run-access.policy';
 import { mayReadOwnerGroups, mayReadRunConfiguration } from '../core/pending-visibility';
 import { RunsService } from '../application/runs.service';
+import { RunLists } from '../application/run-lists';
+import { pageInfoOf } from '../../../platform/graphql/connection.model';
 import { rowOf, toPendingModel, toRunModel, toStepModel } from './run.mapper';
 import {
   PendingTurnModel,
@@ -30,6 +32,7 @@ import { isWaiting } from '../core/run-status';
 export class RunsResolver {
   constructor(
     private readonly service: RunsService,
+    private readonly lists: RunLists,
     private readonly configurations: ConfigurationsService,
     private readonly users: UsersService,
   ) {}
@@ -54,21 +57,32 @@ export class RunsResolver {
   }
 
   @Query(() => RunConnectionModel, {
-    description: 'Runs the viewer may read: own runs; all runs for admins.',
+    description:
+      'Runs the viewer may read, newest first: own runs; all runs for admins. Page with `first` and `after` (pageInfo.endCursor); docs/pagination.md.',
   })
   @Allow(Access.Authenticated)
   async runs(
     @Ctx() ctx: RequestContext,
     @Args('filter', { type: () => RunFilterInput, nullable: true }) filter: RunFilterInput | null,
     @Args('first', { type: () => Int, nullable: true, defaultValue: 50 }) first: number | null,
-    @Args('offset', { type: () => Int, nullable: true, defaultValue: 0 }) offset: number | null,
+    @Args('offset', {
+      type: () => Int,
+      nullable: true,
+      defaultValue: 0,
+      deprecationReason: 'Use `after` with pageInfo.endCursor: an offset reads and skips every earlier row.',
+    })
+    offset: number | null,
+    @Args('after', { type: () => String, nullable: true, description: 'Continue after this cursor.' })
+    after: string | null,
   ): Promise<RunConnectionModel> {
-    const skip = offset ?? 0;
-    const page = await this.service.listRuns(ctx, { ...(filter ?? {}), first: first ?? 50, offset: skip });
+    const page = await this.lists.runs(ctx, { ...(filter ?? {}), first: first ?? 50, offset, after });
+    const cursors = page.edges.map((edge) => edge.cursor);
     return {
-      nodes: page.nodes.map(toRunModel),
-      totalCount: page.totalCount,
-      hasMore: skip + page.nodes.length < page.totalCount,
+      nodes: page.edges.map((edge) => toRunModel(edge.run)),
+      edges: page.edges.map((edge) => ({ cursor: edge.cursor, node: toRunModel(edge.run) })),
+      pageInfo: pageInfoOf(cursors, page.hasNextPage, after),
+      hasMore: page.hasNextPage,
+      page,
     };
   }
 
@@ -114,16 +128,25 @@ export class RunsResolver {
   }
 
   @ResolveField(() => RunStepConnectionModel, {
-    description: 'Detail access only (owner or admin). Others get FORBIDDEN on these fields.',
+    description:
+      'Detail access only (owner or admin). Others get FORBIDDEN on these fields. Page with `first` and `after` (or the older `afterSequence`).',
   })
   async steps(
     @Ctx() ctx: RequestContext,
     @Parent() run: RunModel,
     @Args('afterSequence', { type: () => Int, nullable: true, defaultValue: 0 }) afterSequence: number | null,
     @Args('first', { type: () => Int, nullable: true, defaultValue: 100 }) first: number | null,
+    @Args('after', { type: () => String, nullable: true, description: 'Continue after this cursor.' })
+    after: string | null,
   ): Promise<RunStepConnectionModel> {
-    const page = await this.service.steps(ctx, rowOf(run), afterSequence ?? 0, first ?? 100);
-    return { nodes: page.nodes.map(toStepModel), hasMore: page.hasMore };
+    const page = await this.service.steps(ctx, rowOf(run), afterSequence ?? 0, first ?? 100, after);
+    const nodes = page.nodes.map(toStepModel);
+    return {
+      nodes,
+      edges: nodes.map((node, i) => ({ cursor: page.cursors[i]!, node })),
+      pageInfo: pageInfoOf(page.cursors, page.hasMore, after),
+      hasMore: page.hasMore,
+    };
   }
 
   @ResolveField(() => String, {

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { managerOf } from '../../../platform/database/transaction-runner';
-import { WAITING_STATUSES } from '../core/run-status';
 import { RunStepEntity } from './run-step.entity';
 import { RunEntity } from './run.entity';
 
@@ -22,44 +21,6 @@ export class RunReadsRepository {
   async findByIds(ids: readonly string[]): Promise<RunEntity[]> {
     if (ids.length === 0) return [];
     return this.m().createQueryBuilder(RunEntity, 'r').where('r.id IN (:...ids)', { ids }).getMany();
-  }
-
-  /** A page of runs, newest first, with the total count. */
-  async list(query: {
-    ownerId: number | null;
-    configurationId: number | null;
-    statuses: readonly string[] | null;
-    first: number;
-    offset: number;
-  }): Promise<{ nodes: RunEntity[]; totalCount: number }> {
-    const qb = this.m().createQueryBuilder(RunEntity, 'r');
-    if (query.ownerId !== null) qb.andWhere('r.owner_id = :ownerId', { ownerId: query.ownerId });
-    if (query.configurationId !== null) {
-      qb.andWhere('r.configuration_id = :configurationId', { configurationId: query.configurationId });
-    }
-    if (query.statuses && query.statuses.length > 0)
-      qb.andWhere('r.status IN (:...statuses)', { statuses: query.statuses });
-    const [nodes, totalCount] = await qb
-      .orderBy('r.created_at', 'DESC')
-      .addOrderBy('r.id', 'ASC')
-      .skip(query.offset)
-      .take(query.first)
-      .getManyAndCount();
-    return { nodes, totalCount };
-  }
-
-  /** Waiting runs, oldest wait first (the inbox); `ownerId` null for every owner. */
-  async listWaiting(ownerId: number | null, first: number, offset: number): Promise<RunEntity[]> {
-    const qb = this.m()
-      .createQueryBuilder(RunEntity, 'r')
-      .where('r.status IN (:...statuses)', { statuses: WAITING_STATUSES });
-    if (ownerId !== null) qb.andWhere('r.owner_id = :ownerId', { ownerId });
-    return qb
-      .orderBy('r.waiting_since', 'ASC', 'NULLS LAST')
-      .addOrderBy('r.id', 'ASC')
-      .offset(offset)
-      .limit(first)
-      .getMany();
   }
 
   async listSteps(runId: string, afterSequence: number, limit: number): Promise<RunStepEntity[]> {

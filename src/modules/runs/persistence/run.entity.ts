@@ -11,6 +11,10 @@ import {
 import { UserEntity } from '../../auth/persistence/user.entity';
 import { ConfigurationEntity } from '../../configurations/persistence/configuration.entity';
 
+/** Partial-index predicates; queries repeat them literally so that the planner can use them. */
+const WAITING_PREDICATE = "status IN ('WAITING_FOR_APPROVAL', 'WAITING_FOR_INPUT')";
+const FINISHED_PREDICATE = "status IN ('COMPLETED', 'FAILED', 'CANCELLED')";
+
 /**
  * One agent run. Transitions are conditional UPDATEs in RunsRepository, never saves of this
  * entity. `checkpoint` is the encrypted state the run continues from (its start input while
@@ -19,7 +23,14 @@ import { ConfigurationEntity } from '../../configurations/persistence/configurat
  */
 @Entity({ name: 'run' })
 @Index('run_status_idx', ['status'])
-@Index('run_owner_created_idx', ['ownerId', 'createdAt'])
+// The lists' indexes, each in its list's sort order (docs/pagination.md).
+@Index('run_owner_created_idx', ['ownerId', 'createdAt', 'id'])
+@Index('run_created_idx', ['createdAt', 'id'])
+@Index('run_waiting_idx', ['waitingSince', 'id'], { where: WAITING_PREDICATE })
+@Index('run_owner_waiting_idx', ['ownerId', 'waitingSince', 'id'], { where: WAITING_PREDICATE })
+// The retention sweep's order: finished runs by when they finished.
+@Index('run_finished_idx', ['finishedAt'], { where: FINISHED_PREDICATE })
+@Index('run_steps_kept_idx', ['finishedAt'], { where: `${FINISHED_PREDICATE} AND steps_removed_at IS NULL` })
 @Index('run_owner_unfinished_idx', ['ownerId'], {
   where: "status NOT IN ('COMPLETED', 'FAILED', 'CANCELLED')",
 })
@@ -143,6 +154,10 @@ export class RunEntity {
 
   @Column({ name: 'finished_at', type: 'timestamptz', nullable: true })
   finishedAt: Date | null;
+
+  /** When the retention sweep deleted the steps of this finished run (the run row stays). */
+  @Column({ name: 'steps_removed_at', type: 'timestamptz', nullable: true })
+  stepsRemovedAt: Date | null;
 
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
   updatedAt: Date;

@@ -5,6 +5,7 @@ import type { DecisionReconciler } from './decision-reconciler';
 import type { QueuedRunPicker } from './queued-run-picker';
 import type { ReaperService } from './reaper.service';
 import type { WorkerHeartbeat } from './worker-heartbeat';
+import type { RetentionSweep } from './retention-sweep';
 import { WorkerLifecycle, type WorkerProcessKind } from './worker-lifecycle';
 import type { WorkListener } from './work-listener';
 
@@ -35,6 +36,7 @@ function setup(workerEnabled: boolean, kind: WorkerProcessKind | null = null) {
     part('heartbeat') as unknown as WorkerHeartbeat,
     part('picker') as unknown as QueuedRunPicker,
     part('reaper') as unknown as ReaperService,
+    part('retention') as unknown as RetentionSweep,
     part('reconciler') as unknown as DecisionReconciler,
     part('listener') as unknown as WorkListener,
     bus as unknown as EventBus,
@@ -55,6 +57,7 @@ describe('WorkerLifecycle', () => {
       'listener.start',
       'picker.start',
       'reaper.start',
+      'retention.start',
     ]);
     expect(wakes).toEqual(['picker', 'picker']);
   });

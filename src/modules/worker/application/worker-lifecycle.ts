@@ -14,6 +14,7 @@ import { WORK_TOPIC } from '../../runs';
 import { DecisionReconciler } from './decision-reconciler';
 import { QueuedRunPicker } from './queued-run-picker';
 import { ReaperService } from './reaper.service';
+import { RetentionSweep } from './retention-sweep';
 import { WorkerHeartbeat } from './worker-heartbeat';
 import { WorkListener } from './work-listener';
 
@@ -25,7 +26,7 @@ export const WORKER_PROCESS_KIND = Symbol('WORKER_PROCESS_KIND');
 /**
  * Starts and stops the worker of this process in a safe order. With WORKER_ENABLED (the
  * default): the heartbeat row first (this process is a live worker), then the wake-ups (the
- * event bus, PostgreSQL LISTEN), the pickup and the reaper. With WORKER_ENABLED=false (an
+ * event bus, PostgreSQL LISTEN), the pickup, the reaper and the retention sweep. With WORKER_ENABLED=false (an
  * API-only instance): only the reconcile of overdue recorded decisions. On shutdown it stops
  * claiming, then deletes the heartbeat; the segments still executing end afterwards in
  * RunExecutor's shutdown hook (Nest runs every `beforeApplicationShutdown` before any
@@ -41,6 +42,7 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
     private readonly heartbeat: WorkerHeartbeat,
     private readonly picker: QueuedRunPicker,
     private readonly reaper: ReaperService,
+    private readonly retention: RetentionSweep,
     private readonly reconciler: DecisionReconciler,
     private readonly listener: WorkListener,
     private readonly bus: EventBus,
@@ -67,12 +69,19 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
     this.listener.start(() => this.picker.wake());
     this.picker.start();
     this.reaper.start();
+    this.retention.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     // why: stop claiming before leaving the live set, so no new work is taken on here while
     // the API instances still send work to this worker; in-flight segments finish later.
-    await Promise.all([this.picker.stop(), this.reaper.stop(), this.reconciler.stop(), this.listener.stop()]);
+    await Promise.all([
+      this.picker.stop(),
+      this.reaper.stop(),
+      this.retention.stop(),
+      this.reconciler.stop(),
+      this.listener.stop(),
+    ]);
     const subscription = this.subscription;
     this.subscription = null;
     void subscription?.then((unsubscribe) => unsubscribe?.());

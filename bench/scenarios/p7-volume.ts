@@ -1,0 +1,280 @@
+// P7 (docs/benchmarks.md): data at volume. One database grows from 10^2 to 10^4 to 10^6 runs
+// (10 % waiting, two steps each, seeded through SQL, then ANALYZE); at each size the same list
+// queries go through the API (first page, and a deep page after a cursor in the middle of the
+// list), and the worker's pickup and the reaper's sweep run through the app's repositories.
+// The figure is the ratio of each query's p50 at the largest size over the smallest.
+import { encodeCursor } from '../../src/common/cursor';
+import { RunClaimsRepository } from '../../src/modules/runs/persistence/run-claims.repository';
+import { RunReapingRepository } from '../../src/modules/runs/persistence/run-reaping.repository';
+import { bootApp, type BenchApp } from '../support/app';
+import { withBenchDatabase, type BenchDatabase } from '../support/database';
+import { describeEnvironment, type BenchOptions } from '../support/env';
+import type { GraphQLClient } from '../support/graphql';
+import { rawClient } from '../support/pg';
+import { checkAll, type Check, type Figure } from '../support/report';
+import { msSince, quantile, ratio, summarize, type Summary } from '../support/stats';
+import { seedRuns, SEEDED_WORKSPACE, type Sql } from '../support/volume';
+import type { Scenario, ScenarioOutcome } from '../scenario';
+
+interface Plan {
+  readonly sizes: readonly number[];
+  /** Timed requests per query and size. */
+  readonly samples: number;
+  /** Runs per seeding statement. */
+  readonly chunk: number;
+}
+
+const FULL_PLAN: Plan = { sizes: [100, 10_000, 1_000_000], samples: 40, chunk: 100_000 };
+// why: CI runs --quick: 10^5 runs seed in seconds and already show a scan's growth.
+const QUICK_PLAN: Plan = { sizes: [100, 10_000, 100_000], samples: 25, chunk: 50_000 };
+const OWNERS = ['alice', 'bob', 'carol', 'dave'];
+const TARGET = 1.5;
+const WAITING = `status IN ('WAITING_FOR_APPROVAL', 'WAITING_FOR_INPUT')`;
+const AT = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+/** One timed query: what it asks, as whom, and how to check the answer. */
+interface Probe {
+  readonly name: string;
+  readonly run: () => Promise<string | null>;
+}
+
+interface SizeResult {
+  readonly size: number;
+  readonly p50: Record<string, number>;
+  readonly samples: Record<string, number[]>;
+  readonly problems: string[];
+}
+
+const median = (values: number[]): number =>
+  quantile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
+
+/** The list queries through the API, built for the current table (cursors from SQL). */
+async function probes(app: BenchApp, db: BenchDatabase, sql: Sql, stepRun: string): Promise<Probe[]> {
+  const as = (user: string): GraphQLClient => app.gql.as(db.tokens[user]!);
+  const [{ alice }] = (await sql(`SELECT id AS alice FROM app_user WHERE username = 'alice'`)) as [
+    { alice: number },
+  ];
+  /** The cursor of the row in the middle of a list, and the id the next page must start with. */
+  const middle = async (list: string, from: string, order: string, column: string) => {
+    const [{ n }] = (await sql(`SELECT count(*)::int AS n FROM run WHERE ${from}`)) as [{ n: number }];
+    const rows = (await sql(
+      `SELECT ${AT(column)} AS at, id FROM run WHERE ${from} ORDER BY ${order} OFFSET $1 LIMIT 2`,
+      [Math.floor(n / 2)],
+    )) as Array<{ at: string; id: string }>;
+    return {
+      cursor: encodeCursor(list, [rows[0]!.at, rows[0]!.id]),
+      next: rows[1]?.id ?? null,
+      firstRows: Math.min(50, n),
+      deepRows: Math.min(50, n - Math.floor(n / 2) - 1),
+    };
+  };
+  const inboxMid = await middle('inbox', WAITING, 'waiting_since, id', 'waiting_since');
+  const runsMid = await middle('runs', 'true', 'created_at DESC, id DESC', 'created_at');
+  const ownMid = await middle('runs', `owner_id = ${alice}`, 'created_at DESC, id DESC', 'created_at');
+  const ownInbox = await middle(
+    'inbox',
+    `${WAITING} AND owner_id = ${alice}`,
+    'waiting_since, id',
+    'waiting_since',
+  );
+
+  const page =
+    (
+      user: string,
+      field: 'inboxConnection' | 'runs',
+      selection: string,
+      rows: number,
+      after: string | null = null,
+      next: string | null = null,
+    ) =>
+    async (): Promise<string | null> => {
+      const args = after ? `first: 50, after: ${JSON.stringify(after)}` : 'first: 50';
+      const res = await as(user).request<Record<string, { nodes: Array<Record<string, unknown>> }>>(
+        `{ ${field}(${args}) { nodes { ${selection} } pageInfo { hasNextPage endCursor } } }`,
+      );
+      if (res.errors?.length) return `${field} as ${user}: ${res.errors[0]!.message}`;
+      const nodes = res.data![field]!.nodes;
+      if (nodes.length !== rows) return `${field} as ${user}: ${nodes.length} rows, not ${rows}`;
+      const first = (nodes[0]!.run as { id: string } | undefined)?.id ?? (nodes[0]!.id as string);
+      if (next && first !== next)
+        return `${field} as ${user}: the page after the cursor starts at ${first}, not ${next}`;
+      return null;
+    };
+  const steps = (after: number) => async (): Promise<string | null> => {
+    const res = await app.gql.request<{ run: { steps: { nodes: Array<{ sequence: number }> } } }>(
+      `query($id: ID!, $after: Int) { run(id: $id) { steps(first: 50, afterSequence: $after) { nodes { sequence } } } }`,
+      { id: stepRun, after },
+    );
+    const nodes = res.data?.run.steps.nodes ?? [];
+    return nodes.length === 50 && nodes[0]!.sequence === after + 1
+      ? null
+      : `steps after ${after}: wrong page`;
+  };
+  const claims = app.app.get(RunClaimsRepository, { strict: false });
+  const reaping = app.app.get(RunReapingRepository, { strict: false });
+  return [
+    {
+      name: 'inbox, first page (approver, every owner)',
+      run: page('bob', 'inboxConnection', 'run { id }', inboxMid.firstRows),
+    },
+    {
+      name: 'inbox, deep page (approver)',
+      run: page('bob', 'inboxConnection', 'run { id }', inboxMid.deepRows, inboxMid.cursor, inboxMid.next),
+    },
+    {
+      name: "inbox, first page (owner's own)",
+      run: page('alice', 'inboxConnection', 'run { id }', ownInbox.firstRows),
+    },
+    {
+      name: 'runs, first page (admin, every run)',
+      run: page('admin', 'runs', 'id status', runsMid.firstRows),
+    },
+    {
+      name: 'runs, deep page (admin)',
+      run: page('admin', 'runs', 'id status', runsMid.deepRows, runsMid.cursor, runsMid.next),
+    },
+    { name: "runs, first page (owner's own)", run: page('alice', 'runs', 'id status', ownMid.firstRows) },
+    {
+      name: "runs, deep page (owner's own)",
+      run: page('alice', 'runs', 'id status', ownMid.deepRows, ownMid.cursor, ownMid.next),
+    },
+    { name: "a run's steps, first page", run: steps(0) },
+    { name: "a run's steps, deep page (after 500)", run: steps(500) },
+    {
+      name: "worker's pickup (queued and recorded claims)",
+      run: async () => {
+        const got = [
+          ...(await claims.claimQueued('bench-p7', 30, 10)),
+          ...(await claims.claimRecorded('bench-p7', 30, 10)),
+        ];
+        return got.length === 0 ? null : `pickup claimed ${got.length} run(s)`;
+      },
+    },
+    {
+      name: "reaper's sweep",
+      run: async () => ((await reaping.reapExpired(100)).length === 0 ? null : 'the reaper took a run'),
+    },
+  ];
+}
+
+/** Seeds the database up to `size` runs (the runs already there count). */
+async function growTo(sql: Sql, size: number, chunk: number): Promise<number> {
+  const [{ n }] = (await sql(`SELECT count(*)::int AS n FROM run`)) as [{ n: number }];
+  for (let have = n; have < size; have += chunk) {
+    await seedRuns(sql, {
+      count: Math.min(chunk, size - have),
+      owners: OWNERS,
+      waitingEvery: 10,
+      stepsPerRun: 2,
+    });
+    // why: the marker tells seedRuns which runs still need steps; the next chunk is new rows.
+    await sql(`UPDATE run SET workspace_id = 1 WHERE workspace_id = $1`, [SEEDED_WORKSPACE]);
+  }
+  await sql('ANALYZE run');
+  await sql('ANALYZE run_step');
+  const [{ total }] = (await sql(`SELECT count(*)::int AS total FROM run`)) as [{ total: number }];
+  return total;
+}
+
+async function measure(size: number, list: readonly Probe[], samples: number): Promise<SizeResult> {
+  const problems: string[] = [];
+  for (const probe of list) for (let i = 0; i < 3; i++) await probe.run(); // warm-up: caches, plans
+  const times: Record<string, number[]> = Object.fromEntries(list.map((p) => [p.name, []]));
+  for (let i = 0; i < samples; i++) {
+    for (const probe of list) {
+      const mark = process.hrtime.bigint();
+      const problem = await probe.run();
+      times[probe.name]!.push(msSince(mark));
+      if (problem) problems.push(`${size}: ${problem}`);
+    }
+  }
+  const p50 = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
+  return { size, p50, samples: times, problems };
+}
+
+function figures(results: readonly SizeResult[], names: readonly string[]): Figure[] {
+  const small = results[0]!;
+  const large = results[results.length - 1]!;
+  return names.map((name) => {
+    const r = ratio(large.p50[name]!, small.p50[name]!);
+    return {
+      name: `${name}, p50 at ${large.size.toLocaleString('en')} runs`,
+      unit: 'ms',
+      ours: summarize(large.samples[name]!),
+      baseline: { label: `the same at ${small.size} runs`, value: summarize(small.samples[name]!) },
+      ratio: summarize([r]),
+      target: { text: `<= ${TARGET}x`, met: r <= TARGET },
+    };
+  });
+}
+
+async function run(options: BenchOptions): Promise<ScenarioOutcome> {
+  const plan = options.quick ? QUICK_PLAN : FULL_PLAN;
+  return withBenchDatabase(options.databaseUrl, 'p7', async (db) => {
+    const raw = await rawClient(db.url, 'countersign-bench-p7');
+    const sql: Sql = async (text, params) =>
+      (await raw.query(text, params)).rows as Array<Record<string, unknown>>;
+    const app = await bootApp(db, { env: { WORKER_ENABLED: 'false' } });
+    try {
+      const environment = await describeEnvironment(raw);
+      // A run with 1,000 steps, present at every size: the steps pages read it.
+      await seedRuns(sql, { count: 1, owners: ['alice'], waitingEvery: 1_000_000, stepsPerRun: 1_000 });
+      const [{ stepRun }] = (await sql(`SELECT id AS "stepRun" FROM run WHERE workspace_id = $1`, [
+        SEEDED_WORKSPACE,
+      ])) as [{ stepRun: string }];
+      await sql(`UPDATE run SET workspace_id = 1 WHERE workspace_id = $1`, [SEEDED_WORKSPACE]);
+      const results: SizeResult[] = [];
+      const seeding: Array<{ size: number; runs: number; seconds: number }> = [];
+      let names: string[] = [];
+      for (const size of plan.sizes) {
+        const mark = process.hrtime.bigint();
+        const runs = await growTo(sql, size, plan.chunk);
+        seeding.push({ size, runs, seconds: msSince(mark) / 1000 });
+        const list = await probes(app, db, sql, stepRun);
+        names = list.map((p) => p.name);
+        results.push(await measure(size, list, plan.samples));
+        console.log(
+          `  ${runs} runs: ${names.map((n) => `${n} ${results.at(-1)!.p50[n]!.toFixed(2)} ms`).join('; ')}`,
+        );
+      }
+      const problems = results.flatMap((r) => r.problems);
+      const checks: Check[] = [
+        checkAll(
+          'every page had its rows (50, or what the list held), deep pages started right after their cursor',
+          results.length * names.length * plan.samples,
+          problems,
+        ),
+        {
+          name: 'every size reached',
+          ok: seeding.every((s) => s.runs >= s.size),
+          detail: seeding.map((s) => `${s.runs} runs (${s.seconds.toFixed(1)} s to seed)`).join(', '),
+        },
+      ];
+      const bySize: Record<string, Record<string, Summary>> = Object.fromEntries(
+        results.map((r) => [
+          String(r.size),
+          Object.fromEntries(names.map((n) => [n, summarize(r.samples[n]!)])),
+        ]),
+      );
+      return {
+        database: db.name,
+        environment,
+        checks,
+        figures: figures(results, names),
+        details: { plan, seeding, bySize },
+      };
+    } finally {
+      await app.close();
+      await raw.end();
+    }
+  });
+}
+
+export const P7: Scenario = {
+  id: 'P7',
+  title: 'data at volume: list pages, pickup and reaper from 10^2 to 10^6 runs',
+  run,
+};
