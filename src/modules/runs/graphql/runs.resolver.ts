@@ -113,15 +113,19 @@ export class RunsResolver {
     return pending ? toPendingModel(pending) : null;
   }
 
+  // why: nullable so that a refusal nulls this field alone (with FORBIDDEN at its path), never
+  // the run or the whole page around it (an approver's inbox asking for steps).
   @ResolveField(() => RunStepConnectionModel, {
-    description: 'Detail access only (owner or admin). Others get FORBIDDEN on these fields.',
+    nullable: true,
+    description:
+      'Detail access only (owner or admin). Others get null with FORBIDDEN on these fields (steps, answer).',
   })
   async steps(
     @Ctx() ctx: RequestContext,
     @Parent() run: RunModel,
     @Args('afterSequence', { type: () => Int, nullable: true, defaultValue: 0 }) afterSequence: number | null,
     @Args('first', { type: () => Int, nullable: true, defaultValue: 100 }) first: number | null,
-  ): Promise<RunStepConnectionModel> {
+  ): Promise<RunStepConnectionModel | null> {
     const page = await this.service.steps(ctx, rowOf(run), afterSequence ?? 0, first ?? 100);
     return { nodes: page.nodes.map(toStepModel), hasMore: page.hasMore };
   }
