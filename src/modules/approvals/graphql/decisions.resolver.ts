@@ -7,7 +7,7 @@ import { rowOf, RunModel, toRunModel } from '../../runs';
 import { DecideCommand, DecisionReceipt, DecisionsService } from '../application/decisions.service';
 import { InboxService } from '../application/inbox.service';
 import type { DecisionView } from '../core/decision-view';
-import { toDecisionModel } from './decision.mapper';
+import { toDecisionModel, toInboxItemModel } from './decision.mapper';
 import {
   ApproveRunInput,
   DecisionModel,
@@ -63,7 +63,7 @@ export class DecisionsResolver {
     @Args('offset', { type: () => Int, nullable: true, defaultValue: 0 }) offset: number | null,
   ): Promise<InboxItemModel[]> {
     const entries = await this.inboxService.list(ctx.viewer, first ?? 50, offset ?? 0, ctx);
-    return entries.map((e) => ({ ...e, run: toRunModel(e.run) }));
+    return entries.map((e) => toInboxItemModel(e, ctx.viewer.id));
   }
 
   @ResolveField(() => [DecisionModel])
@@ -82,7 +82,10 @@ export class DecisionsResolver {
     return decisions.map((d) => {
       const decider = deciders.get(d.decidedBy);
       if (!decider) throw new Error(`decider ${d.decidedBy} vanished`);
-      return toDecisionModel(d, decider);
+      // why: a user's groups are shown to admins and the user only (as Run.owner's are), so a
+      // client cache holds one User per id whichever field it came through.
+      const groups = ctx.viewer.isAdmin || decider.id === ctx.viewer.id;
+      return toDecisionModel(d, groups ? decider : { ...decider, groups: [] });
     });
   }
 }
