@@ -72,7 +72,8 @@ describe('the HTTP platform', () => {
       expect(script).toContain('graphqlWs.createClient(');
       expect(script).toContain('connectionParams: authorization ? { authorization: authorization } : {}');
       expect(script).toContain('GraphiQL.createFetcher(');
-      expect(script).toContain('wsClient: wsClient');
+      // a token in GraphiQL's own Headers tab authenticates subscriptions too
+      expect(script).toContain('wsClientFor(headerAuthorization(opts && opts.headers) || authorization)');
       // the token stays in this tab, like /app's
       expect(script).toContain('sessionStorage');
       expect(script).not.toContain('localStorage');
