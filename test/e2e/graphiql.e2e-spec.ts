@@ -1,4 +1,5 @@
-import { createGraphiQLFetcher, formatResult } from '@graphiql/toolkit';
+// why: the package's typings are ESM (.d.mts); its CommonJS build has its own .d.ts beside it.
+import { createGraphiQLFetcher, formatResult } from '@graphiql/toolkit/dist/cjs/index.js';
 import { createClient, type ClientOptions } from 'graphql-ws';
 import { runInNewContext } from 'node:vm';
 import WebSocket from 'ws';
