@@ -3,9 +3,11 @@ import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger as PinoLogger } from 'nestjs-pino';
 import type { NextFunction, Request, Response } from 'express';
+import type { CorsOptionsDelegate } from '@nestjs/common/interfaces/external/cors-options.interface';
 import { AppModule } from './app.module';
 import { AppConfig } from './config/app-config';
 import { DatabaseTarget } from './platform/database/data-source-options';
+import { originAllowed } from './platform/http/origin-policy';
 import { mountWebClient } from './platform/web/web-client';
 
 const LEVELS: Record<string, LogLevel[]> = {
@@ -41,6 +43,20 @@ function bodyErrors(err: unknown, _req: Request, res: Response, next: NextFuncti
   next(err);
 }
 
+/**
+ * CORS for `CORS_ORIGINS` plus the server's own origin (origin-policy.ts); a refused origin
+ * gets no CORS headers (the browser blocks the answer) and a warning in the log.
+ */
+function corsDelegate(allowed: readonly string[]): CorsOptionsDelegate<Request> {
+  const logger = new Logger('Cors');
+  return (req, callback) => {
+    const ok = originAllowed(req.headers, allowed);
+    if (!ok)
+      logger.warn({ origin: req.headers.origin, path: req.path }, 'origin not in CORS_ORIGINS refused');
+    callback(null, { origin: ok });
+  };
+}
+
 /** Creates the Nest application (not yet listening) for a configuration and a database. */
 export async function createApp(config: AppConfig, database: DatabaseTarget): Promise<INestApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, database), {
@@ -61,7 +77,7 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   app.useGlobalPipes(
     new ValidationPipe({ transform: true, forbidUnknownValues: false, validationError: { target: false } }),
   );
-  if (config.corsOrigins.length > 0) app.enableCors({ origin: [...config.corsOrigins] });
+  if (config.corsOrigins.length > 0) app.enableCors(corsDelegate(config.corsOrigins));
   Logger.flush();
   return app;
 }

@@ -232,7 +232,7 @@ function publishTimes(tap: BusTap): Record<Audience, Map<EventKey, number>> {
   const trace = new Map<EventKey, number>();
   for (const p of tap.trace) {
     const e = p.event;
-    trace.set(e.type === 'TERMINAL' ? END : stepKey(e.step.sequence), p.at);
+    trace.set(e.type === 'STEP' ? stepKey(e.step.sequence) : END, p.at);
   }
   const progress = new Map<EventKey, number>();
   for (const p of tap.progress) {

@@ -72,6 +72,10 @@ export function overWs(
   });
 }
 
+/** Apollo's codes for a document that does not validate / parse (BAD_USER_INPUT: bad values). */
+const VALIDATION = 'GRAPHQL_VALIDATION_FAILED';
+const PARSE = 'GRAPHQL_PARSE_FAILED';
+
 describe('GraphQL limits', () => {
   let t: TestApp;
   beforeAll(async () => {
@@ -84,7 +88,13 @@ describe('GraphQL limits', () => {
   async function post(body: string, headers: Record<string, string> = {}): Promise<RawResponse> {
     const res = await fetch(t.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${t.tokens.admin}`, ...headers },
+      headers: {
+        'content-type': 'application/json',
+        // why: a client that prefers application/graphql-response+json gets the 4xx statuses.
+        accept: 'application/graphql-response+json',
+        authorization: `Bearer ${t.tokens.admin}`,
+        ...headers,
+      },
       body,
     });
     const text = await res.text();
@@ -97,24 +107,24 @@ describe('GraphQL limits', () => {
   const query = (q: string, variables?: Record<string, unknown>): Promise<RawResponse> =>
     post(JSON.stringify({ query: q, variables }));
 
-  function expectRefused(res: RawResponse, message?: RegExp): void {
+  function expectRefused(res: RawResponse, message?: RegExp, code = 'BAD_USER_INPUT'): void {
     expect(res.status).not.toBe(500);
     expect(res.status).toBe(400);
     expect(res.body.data ?? null).toBeNull();
-    expect(errorCode(res.body)).toBe('BAD_USER_INPUT');
+    expect(errorCode(res.body)).toBe(code);
     if (message) expect(res.body.errors?.map((e) => e.message).join('\n')).toMatch(message);
   }
 
   describe('over HTTP', () => {
     it('refuses a document nested deeper than 10, and accepts depth 10', async () => {
-      expectRefused(await query(nestedQuery(11)), /depth limit of 10 exceeded, found 11/);
+      expectRefused(await query(nestedQuery(11)), /^Query depth limit of 10 exceeded, found 11/, VALIDATION);
       const ok = await query(nestedQuery(10));
       expect(ok.status).toBe(200);
       expect(ok.body.errors).toBeUndefined();
     });
 
     it('refuses 16 aliases, and accepts 15', async () => {
-      expectRefused(await query(aliased(16)), /Aliases limit of 15 exceeded, found 16/);
+      expectRefused(await query(aliased(16)), /Aliases limit of 15 exceeded, found 16/, VALIDATION);
       const ok = await query(aliased(15));
       expect(ok.status).toBe(200);
       expect(Object.keys(ok.body.data ?? {})).toHaveLength(15);
@@ -122,15 +132,15 @@ describe('GraphQL limits', () => {
 
     it('refuses more than 50 directives', async () => {
       const fields = Array.from({ length: 51 }, (_, i) => `f${i}: __typename @include(if: true)`).join(' ');
-      expectRefused(await query(`{ ${fields} }`), /Directives limit of 50 exceeded/);
+      expectRefused(await query(`{ ${fields} }`), /Directives limit of 50 exceeded/, VALIDATION);
     });
 
     it('refuses more than 2000 tokens with a 400, not a 500', async () => {
-      expectRefused(await query(`{ ${'__typename '.repeat(2001)}}`), /more tha[nt] 2000 tokens/);
+      expectRefused(await query(`{ ${'__typename '.repeat(2001)}}`), /more tha[nt] 2000 tokens/, PARSE);
     });
 
     it('refuses a document above the cost limit', async () => {
-      expectRefused(await query(COSTLY_QUERY), /Cost limit of 5000 exceeded/);
+      expectRefused(await query(COSTLY_QUERY), /Cost limit of 5000 exceeded/, VALIDATION);
     });
 
     it('refuses nested pages sized by variables or by the schema defaults, before anything runs', async () => {
@@ -156,7 +166,7 @@ describe('GraphQL limits', () => {
     });
 
     it('refuses a syntax error with a 400', async () => {
-      expectRefused(await query('{ viewer { '), /Syntax Error/);
+      expectRefused(await query('{ viewer { '), /Syntax Error/, PARSE);
     });
 
     it('refuses a batched request (JSON array)', async () => {
@@ -219,7 +229,7 @@ describe('GraphQL limits', () => {
 
     it('keeps field suggestions outside production and never sends stack traces', async () => {
       const res = await query('{ viewer { grant } }');
-      expectRefused(res, /Did you mean "grants"\?/);
+      expectRefused(res, /Did you mean "grants"\?/, VALIDATION);
       for (const e of res.body.errors ?? []) {
         expect(Object.keys(e.extensions ?? {})).toEqual(['code']);
       }
@@ -238,31 +248,29 @@ describe('GraphQL limits', () => {
       client = t.ws('admin');
     });
 
-    it('refuses an over-deep document with BAD_USER_INPUT', async () => {
+    it('refuses an over-deep document with GRAPHQL_VALIDATION_FAILED', async () => {
       const res = await overWs(client, nestedQuery(11));
       expect(res.status).toBe(-1);
-      expect(errorCode(res)).toBe('BAD_USER_INPUT');
+      expect(errorCode(res)).toBe(VALIDATION);
       expect(res.errors?.[0]?.message).toMatch(/depth limit of 10 exceeded/);
     });
 
     it('refuses an over-deep subscription document', async () => {
       const res = await overWs(client, `subscription Deep ${nestedQuery(11)}`);
-      expect(errorCode(res)).toBe('BAD_USER_INPUT');
-      expect(res.errors?.map((e) => e.message)).toContain(
-        'Syntax Error: Query depth limit of 10 exceeded, found 11.',
-      );
+      expect(errorCode(res)).toBe(VALIDATION);
+      expect(res.errors?.map((e) => e.message)).toContain('Query depth limit of 10 exceeded, found 11.');
     });
 
     it('refuses 16 aliases, too many tokens, a costly document and a syntax error', async () => {
-      const cases: Array<[string, RegExp]> = [
-        [aliased(16), /Aliases limit of 15/],
-        [`{ ${'__typename '.repeat(2001)}}`, /2000 tokens/],
-        [COSTLY_QUERY, /Cost limit of 5000/],
-        ['{ viewer { ', /Syntax Error/],
+      const cases: Array<[string, RegExp, string]> = [
+        [aliased(16), /Aliases limit of 15/, VALIDATION],
+        [`{ ${'__typename '.repeat(2001)}}`, /2000 tokens/, PARSE],
+        [COSTLY_QUERY, /Cost limit of 5000/, VALIDATION],
+        ['{ viewer { ', /Syntax Error/, PARSE],
       ];
-      for (const [doc, message] of cases) {
+      for (const [doc, message, code] of cases) {
         const res = await overWs(client, doc);
-        expect(errorCode(res)).toBe('BAD_USER_INPUT');
+        expect(errorCode(res)).toBe(code);
         expect(res.errors?.[0]?.message).toMatch(message);
       }
     });
@@ -284,9 +292,9 @@ describe('GraphQL limits', () => {
       }
     });
 
-    it('refuses an unknown field with BAD_USER_INPUT', async () => {
+    it('refuses an unknown field with GRAPHQL_VALIDATION_FAILED', async () => {
       const res = await overWs(client, '{ viewer { nope } }');
-      expect(errorCode(res)).toBe('BAD_USER_INPUT');
+      expect(errorCode(res)).toBe(VALIDATION);
     });
 
     it('refuses an unknown enum value in a variable with BAD_USER_INPUT', async () => {
@@ -325,10 +333,10 @@ describe('GraphQL limits in production', () => {
 
   it('strips field suggestions over HTTP and graphql-ws', async () => {
     const http = await t.gql('{ viewer { grant } }');
-    expect(errorCode(http)).toBe('BAD_USER_INPUT');
+    expect(errorCode(http)).toBe(VALIDATION);
     expect(http.errors?.[0]?.message).toBe('Cannot query field "grant" on type "Viewer".');
     const ws = await overWs(t.ws('admin'), '{ viewer { grant } }');
-    expect(errorCode(ws)).toBe('BAD_USER_INPUT');
+    expect(errorCode(ws)).toBe(VALIDATION);
     expect(ws.errors?.[0]?.message).toBe('Cannot query field "grant" on type "Viewer".');
   });
 });

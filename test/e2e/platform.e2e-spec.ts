@@ -72,7 +72,8 @@ describe('the HTTP platform', () => {
       expect(script).toContain('graphqlWs.createClient(');
       expect(script).toContain('connectionParams: authorization ? { authorization: authorization } : {}');
       expect(script).toContain('GraphiQL.createFetcher(');
-      expect(script).toContain('wsClient: wsClient');
+      // a token in GraphiQL's own Headers tab authenticates subscriptions too
+      expect(script).toContain('wsClientFor(headerAuthorization(opts && opts.headers) || authorization)');
       // the token stays in this tab, like /app's
       expect(script).toContain('sessionStorage');
       expect(script).not.toContain('localStorage');
@@ -186,9 +187,9 @@ describe('with GRAPHQL_INTROSPECTION=false', () => {
     }
   });
 
-  it('refuses introspection with BAD_USER_INPUT and still answers operations', async () => {
+  it('refuses introspection with GRAPHQL_VALIDATION_FAILED and still answers operations', async () => {
     const refused = await t.gql('{ __schema { queryType { name } } }');
-    expect(refused.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(refused.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
     const ok = await t.gql<{ viewer: { user: { username: string } } }>('{ viewer { user { username } } }');
     expect(ok.data?.viewer.user.username).toBe('admin');
   });

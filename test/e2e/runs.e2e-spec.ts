@@ -1,5 +1,5 @@
 import { bootTestApp, errorCode, TestApp } from '../support/test-app';
-import { collect, demoIds, startRun, waitForRest } from '../support/runs';
+import { collect, demoIds, startRun, until, waitForRest } from '../support/runs';
 
 const RUN = `query Run($id: ID!) { run(id: $id) {
   id status stepCount iterations truncated terminationReason
@@ -102,13 +102,15 @@ describe('runs: start, suspend, trace, cancel', () => {
       subjectPageId: ids.pages.Widget,
     });
     const trace = collect<TraceEvent>(t.ws('admin'), RUN_EVENTS, { runId: run.id, after: 0 });
-    await trace.done;
+    // the pause is a WAITING event; the trace stays open for the continuation
+    await until(() => trace.events.some((e) => e.runEvents.kind === 'WAITING'), 10_000, 'WAITING');
+    trace.unsubscribe();
     expect(trace.errors).toEqual([]);
     const kinds = trace.events.map((e) => e.runEvents.kind);
-    expect(kinds.filter((k) => k === 'TERMINAL')).toHaveLength(1);
-    expect(kinds[kinds.length - 1]).toBe('TERMINAL');
-    const terminal = trace.events[trace.events.length - 1]!.runEvents;
-    expect(terminal.outcome).toBe('AWAITING_APPROVAL');
+    expect(kinds.filter((k) => k === 'TERMINAL')).toHaveLength(0);
+    expect(kinds[kinds.length - 1]).toBe('WAITING');
+    const waiting = trace.events[trace.events.length - 1]!.runEvents;
+    expect(waiting.pending).toMatchObject({ kind: 'APPROVAL', turn: 1 });
     const sequences = trace.events.filter((e) => e.runEvents.step).map((e) => e.runEvents.step!.sequence);
     expect(sequences).toEqual(sequences.map((_, i) => i + 1));
     expect(JSON.stringify(trace.events)).toContain(sentinel);
@@ -120,17 +122,18 @@ describe('runs: start, suspend, trace, cancel', () => {
     expect(JSON.stringify(stored)).not.toContain(sentinel);
   });
 
-  it('replays stored steps after afterSequence with no gap, then the terminal event', async () => {
+  it('replays stored steps after afterSequence with no gap, then WAITING for the waiting run', async () => {
     const run = await startRun(t, 'alice', {
       configurationId: ids.configurations['demo-editor'],
       prompt: 'Go',
     });
     await waitForRest(t, run.id);
     const trace = collect<TraceEvent>(t.ws('admin'), RUN_EVENTS, { runId: run.id, after: 2 });
-    await trace.done;
+    await until(() => trace.events.some((e) => e.runEvents.kind === 'WAITING'), 10_000, 'WAITING');
+    trace.unsubscribe();
     const sequences = trace.events.filter((e) => e.runEvents.step).map((e) => e.runEvents.step!.sequence);
     expect(sequences).toEqual([3, 4, 5, 6]);
-    expect(trace.events[trace.events.length - 1]!.runEvents.kind).toBe('TERMINAL');
+    expect(trace.events[trace.events.length - 1]!.runEvents.kind).toBe('WAITING');
   });
 
   it('lets alice start a run but not subscribe to its trace', async () => {

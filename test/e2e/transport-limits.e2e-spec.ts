@@ -246,19 +246,19 @@ describe('with GRAPHQL_INTROSPECTION=false, over both transports', () => {
     await t.close();
   });
 
-  it('refuses __schema and __type with BAD_USER_INPUT over HTTP and graphql-ws', async () => {
+  it('refuses __schema and __type with GRAPHQL_VALIDATION_FAILED over HTTP and graphql-ws', async () => {
     const client = t.ws('admin');
     for (const query of ['{ __schema { queryType { name } } }', '{ __type(name: "Run") { name } }']) {
       const http = await t.gql(query);
       expect({ query, code: errorCode(http), data: http.data ?? null }).toEqual({
         query,
-        code: 'BAD_USER_INPUT',
+        code: 'GRAPHQL_VALIDATION_FAILED',
         data: null,
       });
       const ws = await overWs(client, query);
       expect({ query, code: errorCode(ws), data: ws.data ?? null }).toEqual({
         query,
-        code: 'BAD_USER_INPUT',
+        code: 'GRAPHQL_VALIDATION_FAILED',
         data: null,
       });
     }

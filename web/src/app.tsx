@@ -56,6 +56,8 @@ export function App() {
 function SignedIn({ api, viewer, onSignOut }: { api: Api; viewer: Viewer; onSignOut: () => void }) {
   const location = useLocation();
   const screen = screenOf(location.pathname);
+  const [live, setLive] = useState(true);
+  useEffect(() => api.onLiveChange(setLive), [api]);
   useEffect(() => {
     document.title = `${screen === 'chat' ? 'Chat' : 'Inbox'} · Countersign`;
   }, [screen]);
@@ -77,6 +79,11 @@ function SignedIn({ api, viewer, onSignOut }: { api: Api; viewer: Viewer; onSign
           Sign out
         </button>
       </header>
+      {!live && (
+        <p role="alert" className="live-lost-banner" data-live="lost">
+          {refusalMessage('LIVE_CONNECTION_LOST')}
+        </p>
+      )}
       <main id="main" tabIndex={-1}>
         {screen === 'chat' ? (
           <ChatPage api={api} viewer={viewer} search={location.search} />

@@ -39,3 +39,57 @@ export function refuseNulBytes(): ApolloServerPlugin {
       }),
   };
 }
+
+const GRAPHQL_RESPONSE_JSON = 'application/graphql-response+json';
+const APPLICATION_JSON = 'application/json';
+
+/**
+ * The media type of the answer, as Apollo picks it: the acceptable one with the higher `q`
+ * (the earlier in the header on a tie); application/json without an Accept header or for
+ * wildcards. Null where neither is acceptable (Apollo then answers 406 itself).
+ */
+export function responseMediaType(accept: string | undefined): string | null {
+  if (!accept) return APPLICATION_JSON;
+  let best: { type: string; q: number } | null = null;
+  for (const part of accept.split(',')) {
+    const [range = '', ...params] = part.split(';').map((p) => p.trim().toLowerCase());
+    const qParam = params.find((p) => p.startsWith('q='));
+    const q = qParam ? Number(qParam.slice(2)) : 1;
+    if (!(q > 0)) continue;
+    const type =
+      range === GRAPHQL_RESPONSE_JSON || range === APPLICATION_JSON
+        ? range
+        : range === '*/*' || range === 'application/*'
+          ? APPLICATION_JSON
+          : null;
+    if (type && (!best || q > best.q)) best = { type, q };
+  }
+  return best?.type ?? null;
+}
+
+/**
+ * The GraphQL-over-HTTP spec's status codes: a well-formed request whose document does not
+ * parse or validate, or whose variables do not coerce, is answered 200 to a client that accepts
+ * `application/json` (the legacy type, which says nothing about the error in its status) and
+ * 400 to one that prefers `application/graphql-response+json`. Other statuses (401, 413, 429)
+ * stay as they are. The content type is set here so that it matches the status.
+ */
+export function graphqlOverHttpStatus(): ApolloServerPlugin {
+  return {
+    requestDidStart: ({ request }) =>
+      Promise.resolve({
+        willSendResponse({ response, errors }) {
+          const type = responseMediaType(request.http?.headers.get('accept'));
+          if (!type || response.body.kind !== 'single') return Promise.resolve();
+          response.http.headers.set('content-type', `${type}; charset=utf-8`);
+          // why: a request that is not a well-formed GraphQL-over-HTTP request (a `query` that is
+          // no string, say: Apollo's BAD_REQUEST) keeps its 400 whatever the client accepts.
+          const malformed = errors?.some((e) => e.extensions?.code === 'BAD_REQUEST') ?? false;
+          if (type === APPLICATION_JSON && response.http.status === 400 && !malformed) {
+            response.http.status = 200;
+          }
+          return Promise.resolve();
+        },
+      }),
+  };
+}

@@ -44,8 +44,25 @@ describe('formatGraphQLError', () => {
       originalError: inner,
     });
     expect(format(coercion).extensions).toEqual({ code: 'BAD_USER_INPUT' });
-    const limit = new GraphQLError('Syntax Error: Query depth limit of 10 exceeded, found 11.');
-    expect(format(limit).extensions).toEqual({ code: 'BAD_USER_INPUT' });
+    const unCoded = new GraphQLError('Variable "$n" of required type "Int!" was not provided.');
+    expect(format(unCoded).extensions).toEqual({ code: 'BAD_USER_INPUT' });
+  });
+
+  it("keeps Apollo's parse and validation codes; a limit is not called a syntax error", () => {
+    const parse = new GraphQLError('Syntax Error: Expected Name, found <EOF>.', {
+      extensions: { code: 'GRAPHQL_PARSE_FAILED' },
+    });
+    expect(format(parse)).toMatchObject({
+      message: 'Syntax Error: Expected Name, found <EOF>.',
+      extensions: { code: 'GRAPHQL_PARSE_FAILED' },
+    });
+    const depth = new GraphQLError('Syntax Error: Query depth limit of 10 exceeded, found 11.', {
+      extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+    });
+    expect(format(depth)).toMatchObject({
+      message: 'Query depth limit of 10 exceeded, found 11.',
+      extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+    });
   });
 
   it('strips field suggestions in production only', () => {

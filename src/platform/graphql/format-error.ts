@@ -8,9 +8,14 @@ export interface FormatErrorOptions {
   readonly onFault: (error: unknown, correlationId: string) => void;
 }
 
+/**
+ * Apollo's codes for a document that does not parse or validate: clients (Apollo Client,
+ * GraphiQL, the graphql-http audits) look for them, so they pass through unchanged. They are
+ * transport codes, not refusals, so they are not in the contract's ErrorCode enum.
+ */
+export const DOCUMENT_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED']);
+
 const INPUT_CODES = new Set([
-  'GRAPHQL_PARSE_FAILED',
-  'GRAPHQL_VALIDATION_FAILED',
   'BAD_USER_INPUT',
   'BAD_REQUEST',
   'OPERATION_RESOLUTION_FAILURE',
@@ -22,9 +27,20 @@ function stripSuggestions(message: string): string {
 }
 
 /**
+ * why: graphql-armor's limits (depth, aliases, directives, cost) are validation rules whose
+ * messages start with "Syntax Error:", though the document parsed fine; a client would look for
+ * a typo that is not there. A validation error is never a syntax error.
+ */
+function documentMessage(code: string, message: string, production: boolean): string {
+  const plain = code === 'GRAPHQL_VALIDATION_FAILED' ? message.replace(/^Syntax Error: /, '') : message;
+  return production ? stripSuggestions(plain) : plain;
+}
+
+/**
  * The one place that turns anything thrown into what a client sees: a `Refusal` keeps its
- * contract code (plus `retryable`, `runId`, details); GraphQL parse / validation / coercion
- * errors and class-validator failures become BAD_USER_INPUT; everything else is a fault,
+ * contract code (plus `retryable`, `runId`, details); parse and validation errors keep
+ * GRAPHQL_PARSE_FAILED / GRAPHQL_VALIDATION_FAILED; coercion errors of values and
+ * class-validator failures become BAD_USER_INPUT; everything else is a fault,
  * INTERNAL_SERVER_ERROR with its details hidden and logged under a correlation id.
  */
 export function formatGraphQLError(
@@ -49,6 +65,13 @@ export function formatGraphQLError(
     return { ...base, message: 'Too many requests', extensions: { code: 'RATE_LIMITED', retryable: true } };
   }
   const code = formatted.extensions?.code;
+  if (typeof code === 'string' && DOCUMENT_CODES.has(code)) {
+    return {
+      ...base,
+      message: documentMessage(code, formatted.message, options.production),
+      extensions: { code },
+    };
+  }
   if (typeof code === 'string' && INPUT_CODES.has(code)) {
     const message = options.production ? stripSuggestions(formatted.message) : formatted.message;
     return { ...base, message, extensions: { code: 'BAD_USER_INPUT' } };

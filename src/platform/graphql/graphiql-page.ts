@@ -30,8 +30,9 @@ const TOKEN_KEY = 'countersign.graphiql.token';
 
 const DEFAULT_QUERY = `# Countersign GraphiQL
 #
-# Paste a personal access token (cs_...) in the field above and press "Use token".
-# Queries and mutations go over HTTP, subscriptions over graphql-ws, both with that token.
+# Paste a personal access token (cs_...) in the field above and press "Use token", or put
+# {"Authorization": "Bearer cs_..."} in the Headers tab below. Queries and mutations go over
+# HTTP, subscriptions over graphql-ws, both with that token (the Headers tab's wins).
 # The CLI prints one: npm run cli -- token create --user <username>
 
 query Me {
@@ -52,7 +53,6 @@ export const GRAPHIQL_INIT_SCRIPT = `(function () {
   var input = document.getElementById('cs-token');
   var status = document.getElementById('cs-status');
   var root = ReactDOM.createRoot(document.getElementById('graphiql'));
-  var wsClient = null;
   var generation = 0;
 
   // why: session storage, like /app: the token stays in this tab and goes when it closes,
@@ -72,21 +72,109 @@ export const GRAPHIQL_INIT_SCRIPT = `(function () {
     return /^bearer\\s/i.test(t) ? t : 'Bearer ' + t;
   }
 
-  function render(token) {
-    var authorization = bearer(token);
-    if (wsClient) wsClient.dispose();
-    wsClient = graphqlWs.createClient({
-      url: wsUrl,
-      lazy: true,
-      retryAttempts: 0,
-      connectionParams: authorization ? { authorization: authorization } : {},
-    });
-    var fetcher = GraphiQL.createFetcher({
+  // why: the close codes of docs/streaming.md as the error codes a person recognises.
+  var CLOSE_CODES = { 4401: 'UNAUTHENTICATED', 4403: 'FORBIDDEN', 4429: 'RATE_LIMITED' };
+
+  /** The Authorization header of GraphiQL's Headers tab (any case), else null. */
+  function headerAuthorization(headers) {
+    if (!headers || typeof headers !== 'object') return null;
+    for (var name in headers) {
+      if (Object.prototype.hasOwnProperty.call(headers, name) && name.toLowerCase() === 'authorization') {
+        return bearer(String(headers[name]));
+      }
+    }
+    return null;
+  }
+
+  /** Whether the operation to run is a subscription (the named one, else the first). */
+  function isSubscription(query, operationName) {
+    var text = String(query || '').replace(/"(?:[^"\\\\\\n]|\\\\.)*"|#[^\\n]*/g, ' ');
+    var ops = /(?:^|[\\s}])(?:(query|mutation|subscription)\\b\\s*([_A-Za-z][_0-9A-Za-z]*)?|\\{)/g;
+    var match;
+    while ((match = ops.exec(text))) {
+      var kind = match[1] || 'query';
+      if (!operationName || match[2] === operationName) return kind === 'subscription';
+    }
+    return false;
+  }
+
+  /** What a refused or lost subscription shows: a GraphQL error with a code, never a stack. */
+  function asResult(error) {
+    if (Array.isArray(error)) return { errors: error };
+    if (error && typeof error.code === 'number') {
+      return {
+        errors: [{
+          message: 'The WebSocket was closed (' + error.code + (error.reason ? ': ' + error.reason : '') + ')',
+          extensions: { code: CLOSE_CODES[error.code] || 'NETWORK', closeCode: error.code },
+        }],
+      };
+    }
+    return { errors: [{ message: error && error.message ? String(error.message) : 'The subscription failed' }] };
+  }
+
+  // One graphql-ws connection per Authorization value: the token field's, or the one a
+  // Headers tab names for an operation (a connection authenticates once, at connection_init).
+  var wsClients = {};
+  function wsClientFor(authorization) {
+    var key = authorization || '';
+    if (!wsClients[key]) {
+      wsClients[key] = graphqlWs.createClient({
+        url: wsUrl,
+        lazy: true,
+        retryAttempts: 0,
+        connectionParams: authorization ? { authorization: authorization } : {},
+      });
+    }
+    return wsClients[key];
+  }
+  function disposeWsClients() {
+    for (var key in wsClients) wsClients[key].dispose();
+    wsClients = {};
+  }
+
+  /**
+   * The fetcher: queries and mutations over HTTP with GraphiQL's own fetcher (the Headers tab
+   * merged over the token field's header); subscriptions over graphql-ws, authenticated with
+   * the Headers tab's Authorization where it has one, else the token field's.
+   */
+  function createCountersignFetcher(authorization) {
+    var http = GraphiQL.createFetcher({
       url: httpUrl,
-      wsClient: wsClient,
       enableIncrementalDelivery: false,
       headers: authorization ? { authorization: authorization } : {},
     });
+    return function (params, opts) {
+      if (!isSubscription(params.query, params.operationName)) return http(params, opts);
+      var client = wsClientFor(headerAuthorization(opts && opts.headers) || authorization);
+      return {
+        subscribe: function (observer) {
+          var sink = typeof observer === 'function' ? { next: observer } : observer;
+          var dispose = client.subscribe(
+            { query: params.query, variables: params.variables, operationName: params.operationName },
+            {
+              next: function (value) { if (sink.next) sink.next(value); },
+              error: function (error) {
+                if (sink.next) sink.next(asResult(error));
+                if (sink.complete) sink.complete();
+              },
+              complete: function () { if (sink.complete) sink.complete(); },
+            },
+          );
+          return { unsubscribe: dispose };
+        },
+      };
+    };
+  }
+  window.countersignGraphiql = {
+    createFetcher: createCountersignFetcher,
+    isSubscription: isSubscription,
+    headerAuthorization: headerAuthorization,
+  };
+
+  function render(token) {
+    var authorization = bearer(token);
+    disposeWsClients();
+    var fetcher = createCountersignFetcher(authorization);
     generation += 1;
     root.render(
       React.createElement(GraphiQL, {
@@ -98,7 +186,7 @@ export const GRAPHIQL_INIT_SCRIPT = `(function () {
     );
     status.textContent = authorization
       ? 'Using the token for this tab (HTTP and WebSocket).'
-      : 'No token: paste a personal access token (cs_...).';
+      : 'No token: paste a personal access token (cs_...), or set Authorization in the Headers tab.';
   }
 
   document.getElementById('cs-form').addEventListener('submit', function (event) {

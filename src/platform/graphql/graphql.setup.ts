@@ -12,7 +12,7 @@ import { Authenticator } from '../auth/authenticator';
 import { AuthUser } from '../auth/auth-user';
 import { GqlContext } from '../auth/access.guard';
 import { RequestContext } from '../auth/request-context';
-import { refuseNulBytes, subscriptionsOverWsOnly } from './apollo-plugins';
+import { graphqlOverHttpStatus, refuseNulBytes, subscriptionsOverWsOnly } from './apollo-plugins';
 import { ErrorCodeEnum } from './error-code.enum';
 import { queryCostLimit } from './query-cost';
 import { formatGraphQLError } from './format-error';
@@ -149,7 +149,13 @@ export function graphqlOptions(
     csrfPrevention: true,
     allowBatchedHttpRequests: false,
     includeStacktraceInErrorResponses: false,
-    plugins: [...armor.plugins, subscriptionsOverWsOnly(), refuseNulBytes(), queryCostLimit(LIMITS.maxCost)],
+    plugins: [
+      ...armor.plugins,
+      subscriptionsOverWsOnly(),
+      refuseNulBytes(),
+      queryCostLimit(LIMITS.maxCost),
+      graphqlOverHttpStatus(),
+    ],
     validationRules: [...armor.validationRules],
     parseOptions: { maxTokens: LIMITS.maxTokens },
     formatError,

@@ -24,8 +24,17 @@ export interface OperationLimits {
   readonly maxCost: number;
 }
 
-const asGraphQLError = (e: unknown): GraphQLError =>
-  e instanceof GraphQLError ? e : new GraphQLError(e instanceof Error ? e.message : 'Invalid operation');
+/** The error with Apollo's code for its stage, as Apollo gives it over HTTP (format-error.ts). */
+const coded = (e: unknown, code: 'GRAPHQL_PARSE_FAILED' | 'GRAPHQL_VALIDATION_FAILED'): GraphQLError => {
+  const error =
+    e instanceof GraphQLError ? e : new GraphQLError(e instanceof Error ? e.message : 'Invalid operation');
+  return new GraphQLError(error.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    extensions: { ...error.extensions, code },
+  });
+};
 
 /**
  * Parses and validates an operation that arrived over graphql-ws with the same limits as an
@@ -43,16 +52,16 @@ export function prepareWsOperation(
   try {
     document = parse(payload.query, { maxTokens: limits.maxTokens });
   } catch (e) {
-    return [asGraphQLError(e)];
+    return [coded(e, 'GRAPHQL_PARSE_FAILED')];
   }
   let errors: readonly GraphQLError[];
   try {
     errors = validate(schema, document, [...specifiedRules, ...limits.rules]);
   } catch (e) {
     // why: a rule configured to throw (rather than report) must still answer the client.
-    return [asGraphQLError(e)];
+    return [coded(e, 'GRAPHQL_VALIDATION_FAILED')];
   }
-  if (errors.length > 0) return [...errors];
+  if (errors.length > 0) return errors.map((e) => coded(e, 'GRAPHQL_VALIDATION_FAILED'));
   const nul = nulByteIn(document, payload.variables);
   if (nul) return [nulByteError(nul)];
   const costly = operationCostError(

@@ -18,6 +18,7 @@ import type { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { EventBus, Unsubscribe } from '../pubsub/event-bus';
 import { SharedCounters } from '../redis/shared-counters';
+import { originAllowed } from '../http/origin-policy';
 import { AuthFailureLimiter } from '../auth/auth-failures';
 import { Authenticator, TOKEN_REVOKED_TOPIC } from '../auth/authenticator';
 import type { AuthUser } from '../auth/auth-user';
@@ -163,8 +164,12 @@ export class GraphqlWsServer implements OnApplicationBootstrap, BeforeApplicatio
   /** Authentication and the caps at `connection_init`; closes the socket itself when refused. */
   private async connect(ctx: Ctx): Promise<boolean> {
     const { socket, request } = ctx.extra;
-    const origin = request.headers.origin;
-    if (this.config.corsOrigins.length > 0 && origin && !this.config.corsOrigins.includes(origin)) {
+    if (!originAllowed(request.headers, this.config.corsOrigins)) {
+      // why: graphql-ws closes a refused connection with 4403; the log says which origin to list.
+      this.logger.warn(
+        { origin: request.headers.origin, host: request.headers.host },
+        'WebSocket from an origin not in CORS_ORIGINS refused (4403)',
+      );
       return false;
     }
     const address = remoteAddress(request);

@@ -40,8 +40,26 @@ export const GRAPHQL_PATH = '/graphql';
  */
 export class Api {
   private ws: Client | null = null;
+  private live = true;
+  private readonly liveListeners = new Set<(live: boolean) => void>();
 
   constructor(private readonly token: string) {}
+
+  /**
+   * Follows the state of the live connection: `false` once the WebSocket was refused or lost
+   * for good (no more retries), `true` again when it connects. Returns the function that stops.
+   */
+  onLiveChange(listener: (live: boolean) => void): () => void {
+    this.liveListeners.add(listener);
+    listener(this.live);
+    return () => this.liveListeners.delete(listener);
+  }
+
+  private setLive(live: boolean): void {
+    if (this.live === live) return;
+    this.live = live;
+    for (const listener of this.liveListeners) listener(live);
+  }
 
   /** Runs a query or mutation; resolves with `data`, rejects with an {@link ApiError}. */
   async request<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
@@ -82,7 +100,11 @@ export class Api {
           if (result.errors?.length) onEnd(toApiError(result.errors));
           else if (result.data) onEvent(result.data);
         },
-        error: (e) => onEnd(socketError(e)),
+        error: (e) => {
+          const error = socketError(e);
+          if (error.code === 'LIVE_CONNECTION_LOST') this.setLive(false);
+          onEnd(error);
+        },
         complete: () => onEnd(),
       },
     );
@@ -90,8 +112,9 @@ export class Api {
 
   /** Closes the WebSocket (on sign-out). */
   dispose(): void {
-    void this.ws?.dispose();
+    const ws = this.ws;
     this.ws = null;
+    void ws?.dispose();
   }
 
   private client(): Client {
@@ -102,16 +125,23 @@ export class Api {
         url: url.toString(),
         lazy: true,
         retryAttempts: 5,
+        // why: a refused origin (4403) or too many connections (4429) will not pass on a retry;
+        // the page says at once that live updates stopped instead of retrying for half a minute.
+        shouldRetry: (e) => !REFUSED_CLOSE_CODES.has((e as { code?: number } | null)?.code ?? 0),
         connectionParams: { authorization: `Bearer ${this.token}` },
+        on: { connected: () => this.setLive(true) },
       });
     }
     return this.ws;
   }
 }
 
+/** Close codes the server refuses a connection with, which a retry would meet again. */
+const REFUSED_CLOSE_CODES: ReadonlySet<number> = new Set([4401, 4403, 4429]);
+
 function socketError(e: unknown): ApiError {
   if (Array.isArray(e)) return toApiError(e as GraphQLErrorShape[]);
   const close = e as { code?: number } | null;
   if (close?.code === 4401) return new ApiError('UNAUTHENTICATED', 'Unauthenticated');
-  return new ApiError('NETWORK', 'The live connection was lost');
+  return new ApiError('LIVE_CONNECTION_LOST', 'The live connection was lost');
 }

@@ -1,6 +1,6 @@
 /**
  * A readable sentence for every `extensions.code` of the contract's ErrorCode (and the two the
- * client makes up itself: NETWORK, and a hand-back nobody recognises). The server's own
+ * client makes up itself: NETWORK, LIVE_CONNECTION_LOST, and a hand-back nobody recognises). The server's own
  * message is for developers; a person reads these.
  */
 export const REFUSAL_MESSAGES: Readonly<Record<string, string>> = {
@@ -40,6 +40,7 @@ export const REFUSAL_MESSAGES: Readonly<Record<string, string>> = {
   TOO_MANY_CONVERSATIONS: 'You have too many conversations open. Archive some first.',
   TOO_MANY_WAITING_RUNS: 'You have too many runs open. Decide or cancel some before starting another.',
   NETWORK: 'The server cannot be reached. Check the connection and try again.',
+  LIVE_CONNECTION_LOST: 'Live connection lost: updates have stopped. Reload the page to reconnect.',
 };
 
 /** The readable message for a code; a generic sentence for a code this client does not know. */

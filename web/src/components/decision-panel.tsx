@@ -117,7 +117,12 @@ export function DecisionPanel({ api, runId, pending, mayApprove, approveRefusal,
           {state.error}
         </p>
       )}
-      {busy && (
+      {state.phase === 'lost' && (
+        <p className="live-lost" data-live="lost">
+          Live connection lost
+        </p>
+      )}
+      {busy && state.phase !== 'lost' && (
         <div ref={progressRef} tabIndex={-1} className="progress-holder">
           <ProgressBar progress={state.progress ?? STARTING} label="Progress of the decision" />
         </div>

@@ -14,7 +14,8 @@ export type DecisionAction =
 /** Sends one decision; rejects with an {@link ApiError} when the server refuses it. */
 export type Decide = (action: DecisionAction, idempotencyKey: string) => Promise<void>;
 
-export type Phase = 'idle' | 'deciding' | 'settled';
+/** `lost`: the decision was sent but the live progress ended before the run settled. */
+export type Phase = 'idle' | 'deciding' | 'settled' | 'lost';
 
 export interface DecisionState {
   readonly phase: Phase;
@@ -65,8 +66,10 @@ export function useDecision(
           if (e.code === 'INVALID_INPUT') setFieldErrors(problemsByField(e.extensions));
         },
         lost: () => {
-          setPhase('settled');
-          setError('The live progress stopped before the run settled; reload to see the outcome.');
+          setPhase('lost');
+          setError(
+            'Live connection lost: the decision was sent, but its progress cannot be followed. Reload to see the outcome.',
+          );
         },
       });
     },

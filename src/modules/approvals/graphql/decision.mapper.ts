@@ -1,8 +1,18 @@
 import type { UserView } from '../../auth';
 import { toUserModel } from '../../auth';
 import { RunStatusEnum } from '../../runs';
+import { toRunModel } from '../../runs';
+import type { InboxEntry } from '../application/inbox.service';
 import type { DecisionView } from '../core/decision-view';
-import { DecisionKindEnum, DecisionModel, DecisionPathEnum, DenialReasonEnum } from './decision.model';
+import { inboxItemId, type InboxChange } from '../core/inbox-change';
+import {
+  DecisionKindEnum,
+  DecisionModel,
+  DecisionPathEnum,
+  DenialReasonEnum,
+  InboxChangeEnum,
+  InboxItemModel,
+} from './decision.model';
 
 export function toDecisionModel(d: DecisionView, decider: UserView): DecisionModel {
   return {
@@ -15,5 +25,19 @@ export function toDecisionModel(d: DecisionView, decider: UserView): DecisionMod
     path: d.path as DecisionPathEnum,
     decidedAt: d.decidedAt,
     outcome: (d.outcome as RunStatusEnum | null) ?? null,
+  };
+}
+
+/** An inbox entry for its viewer; `change` only on inboxChanged events. */
+export function toInboxItemModel(
+  entry: InboxEntry,
+  viewerId: number,
+  change: InboxChange | null = null,
+): InboxItemModel {
+  return {
+    ...entry,
+    id: inboxItemId(entry.run.id, viewerId),
+    change: change as InboxChangeEnum | null,
+    run: toRunModel(entry.run),
   };
 }

@@ -49,8 +49,25 @@ export class DecisionReceiptModel {
   @Field(() => DecisionPathEnum) path: DecisionPathEnum;
 }
 
+export enum InboxChangeEnum {
+  ADDED = 'ADDED',
+  UPDATED = 'UPDATED',
+  REMOVED = 'REMOVED',
+}
+registerEnumType(InboxChangeEnum, {
+  name: 'InboxChange',
+  description:
+    'What an inboxChanged event says happened: ADDED (the run started waiting), UPDATED (the same turn announced again), REMOVED (it no longer waits).',
+});
+
 @ObjectType('InboxItem', { description: 'The inbox: runs waiting for a decision that the viewer may make.' })
 export class InboxItemModel {
+  @Field(() => ID, { description: 'Stable per run and viewer.' }) id: string;
+  @Field(() => InboxChangeEnum, {
+    nullable: true,
+    description: 'Set on inboxChanged events; null in the inbox query.',
+  })
+  change: InboxChangeEnum | null;
   @Field(() => RunModel) run: RunModel;
   @Field({
     description: "False where the viewer may decide but not read the run's detail (approval grant only).",

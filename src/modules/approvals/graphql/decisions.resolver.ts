@@ -7,7 +7,7 @@ import { rowOf, RunModel, toRunModel } from '../../runs';
 import { DecideCommand, DecisionReceipt, DecisionsService } from '../application/decisions.service';
 import { InboxService } from '../application/inbox.service';
 import type { DecisionView } from '../core/decision-view';
-import { toDecisionModel } from './decision.mapper';
+import { toDecisionModel, toInboxItemModel } from './decision.mapper';
 import {
   ApproveRunInput,
   DecisionModel,
@@ -74,7 +74,7 @@ export class DecisionsResolver {
       { first: first ?? 50, after: null, offset: offset ?? 0 },
       ctx,
     );
-    return page.edges.map(({ entry }) => ({ ...entry, run: toRunModel(entry.run) }));
+    return page.edges.map(({ entry }) => toInboxItemModel(entry, ctx.viewer.id));
   }
 
   @ResolveField(() => [DecisionModel])
@@ -93,7 +93,10 @@ export class DecisionsResolver {
     return decisions.map((d) => {
       const decider = deciders.get(d.decidedBy);
       if (!decider) throw new Error(`decider ${d.decidedBy} vanished`);
-      return toDecisionModel(d, decider);
+      // why: a user's groups are shown to admins and the user only (as Run.owner's are), so a
+      // client cache holds one User per id whichever field it came through.
+      const groups = ctx.viewer.isAdmin || decider.id === ctx.viewer.id;
+      return toDecisionModel(d, groups ? decider : { ...decider, groups: [] });
     });
   }
 }

@@ -8,8 +8,10 @@ import { EventBus } from '../../../platform/pubsub/event-bus';
 import { subscriptionStream } from '../../../platform/pubsub/subscription-stream';
 import { forbidden } from '../../../common/refusal';
 import { TokensService } from '../../auth';
-import { INBOX_TOPIC, RunsService, toRunModel } from '../../runs';
-import { InboxEntry, InboxService } from '../application/inbox.service';
+import { INBOX_TOPIC, isWaiting, RunsService } from '../../runs';
+import { InboxService } from '../application/inbox.service';
+import { InboxChangeTracker } from '../core/inbox-change';
+import { toInboxItemModel } from './decision.mapper';
 import { InboxItemModel } from './decision.model';
 
 @Resolver(() => InboxItemModel)
@@ -23,17 +25,19 @@ export class InboxChangedResolver {
   ) {}
 
   @Subscription(() => InboxItemModel, {
-    description: "Runs entering or leaving the viewer's inbox.",
-    resolve: (entry: InboxEntry) => ({ ...entry, run: toRunModel(entry.run) }),
+    description:
+      "Runs entering or leaving the viewer's inbox: change ADDED (started waiting), UPDATED (the same turn announced again) or REMOVED (no longer waiting).",
+    resolve: (item: InboxItemModel) => item,
   })
   @Allow(Access.Authenticated)
-  async inboxChanged(@Ctx() ctx: RequestContext): Promise<AsyncIterableIterator<InboxEntry>> {
+  async inboxChanged(@Ctx() ctx: RequestContext): Promise<AsyncIterableIterator<InboxItemModel>> {
     // why: over graphql-ws the context holds the user of the connection's start; a token
     // revoked since then opens no new stream.
     const current = await this.tokens.current(ctx.viewer);
     if (!current) throw forbidden('The token is no longer valid');
     let user: AuthUser = current;
-    return subscriptionStream<{ runId: string }, InboxEntry>({
+    const changes = new InboxChangeTracker();
+    return subscriptionStream<{ runId: string }, InboxItemModel>({
       subscribe: (push) => this.bus.subscribe(INBOX_TOPIC, push),
       onEvent: async ({ runId }, control) => {
         const fresh = await this.authenticator.refresh(user);
@@ -41,7 +45,9 @@ export class InboxChangedResolver {
         user = fresh;
         const run = await this.runs.findRunById(runId);
         const entry = run ? await this.inbox.entryFor(user, run) : null;
-        if (entry) control.emit(entry);
+        if (!entry) return;
+        const change = changes.next(entry.run.id, isWaiting(entry.run.status), entry.run.turn);
+        control.emit(toInboxItemModel(entry, user.id, change));
       },
     });
   }

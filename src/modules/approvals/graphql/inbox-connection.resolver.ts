@@ -3,8 +3,8 @@ import { Access, Allow } from '../../../platform/auth/allow.decorator';
 import { Ctx } from '../../../platform/auth/context.decorator';
 import { RequestContext } from '../../../platform/auth/request-context';
 import { EdgeType, PageInfoModel, pageInfoOf } from '../../../platform/graphql/connection.model';
-import { toRunModel } from '../../runs';
 import { InboxService } from '../application/inbox.service';
+import { toInboxItemModel } from './decision.mapper';
 import { InboxItemModel } from './decision.model';
 
 @ObjectType('InboxItemEdge')
@@ -35,7 +35,7 @@ export class InboxConnectionResolver {
     const page = await this.inbox.page(ctx.viewer, { first: first ?? 50, after }, ctx);
     const edges = page.edges.map(({ entry, cursor }) => ({
       cursor,
-      node: { ...entry, run: toRunModel(entry.run) },
+      node: toInboxItemModel(entry, ctx.viewer.id),
     }));
     return {
       nodes: edges.map((edge) => edge.node),

@@ -27,6 +27,13 @@ export interface TraceStep {
 export type TraceEvent =
   | { readonly type: 'STEP'; readonly runId: string; readonly step: TraceStep }
   | {
+      /** The run paused (waits for a decision); the trace stays open for the continuation. */
+      readonly type: 'WAITING';
+      readonly runId: string;
+      readonly pending: PendingTurn | null;
+      readonly waitingSince: string | null;
+    }
+  | {
       readonly type: 'TERMINAL';
       readonly runId: string;
       readonly outcome: RunOutcomeKind;

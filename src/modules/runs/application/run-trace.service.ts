@@ -14,10 +14,15 @@ import type { RunView } from '../core/run-view';
 import { TraceEvent, traceTopic } from './run-events';
 import { StateVault } from './state-vault';
 
+type Terminal = Extract<TraceEvent, { type: 'TERMINAL' }>;
+type Waiting = Extract<TraceEvent, { type: 'WAITING' }>;
+
 /**
  * The admin trace (`runEvents`): the stored steps after `afterSequence` (privacy-filtered, from
- * storage), then the live unfiltered steps, with no gap and no duplicate at the seam, then
- * exactly one TERMINAL event. Authorised at the start and again for every event.
+ * storage), then the live unfiltered steps, with no gap and no duplicate at the seam. A pause
+ * is a WAITING event and the stream stays open, so the continuation after a decision streams
+ * on, live and unfiltered; exactly one TERMINAL ends it once the run has settled (completed,
+ * failed or cancelled). Authorised at the start and again for every event.
  */
 @Injectable()
 export class RunTraceService {
@@ -42,6 +47,14 @@ export class RunTraceService {
     }
     if (!(await this.reads.findById(id))) throw notFound('Run not found');
     let last = Math.max(afterSequence, 0);
+    /** The turn whose WAITING was sent last: a pause is announced once. */
+    let waitingTurn: number | null = null;
+    const announcePause = (event: Waiting, control: StreamControl<TraceEvent>): void => {
+      const turn = event.pending?.turn ?? null;
+      if (turn !== null && turn === waitingTurn) return;
+      waitingTurn = turn;
+      control.emit(event);
+    };
     return subscriptionStream<TraceEvent, TraceEvent>({
       subscribe: (push) => this.bus.subscribe<TraceEvent>(traceTopic(id), push),
       start: async (control) => {
@@ -49,6 +62,7 @@ export class RunTraceService {
         const run = await this.reads.findById(id);
         if (run && (isTerminal(run.status) || isWaiting(run.status))) {
           last = await this.replay(id, last, control);
+          if (isWaiting(run.status)) return announcePause(this.waitingOf(run), control);
           control.emit(this.terminalOf(run));
           control.end();
         }
@@ -62,6 +76,10 @@ export class RunTraceService {
           control.emit(event);
           return;
         }
+        // why: the settler announces a pause as a TERMINAL with an AWAITING_* outcome (what
+        // runProgress' SETTLED says too); for the trace a pause is not the end of the run.
+        const pause = event.type === 'WAITING' ? event : pauseOf(event);
+        if (pause) return announcePause(pause, control);
         control.emit(event);
         control.end();
       },
@@ -91,18 +109,18 @@ export class RunTraceService {
     }
   }
 
-  /** The terminal event of a run that has already stopped moving. */
-  private terminalOf(run: RunView): Extract<TraceEvent, { type: 'TERMINAL' }> {
-    if (isWaiting(run.status)) {
-      const pending = this.pendingOf(run);
-      return {
-        type: 'TERMINAL',
-        runId: run.id,
-        outcome: run.status === 'WAITING_FOR_APPROVAL' ? 'AWAITING_APPROVAL' : 'AWAITING_INPUT',
-        pending,
-        waitingSince: (run.waitingSince ?? run.updatedAt).toISOString(),
-      };
-    }
+  /** The WAITING event of a run that waits for a decision. */
+  private waitingOf(run: RunView): Waiting {
+    return {
+      type: 'WAITING',
+      runId: run.id,
+      pending: this.pendingOf(run),
+      waitingSince: (run.waitingSince ?? run.updatedAt).toISOString(),
+    };
+  }
+
+  /** The terminal event of a run that has settled. */
+  private terminalOf(run: RunView): Terminal {
     if (run.status === 'COMPLETED') {
       return { type: 'TERMINAL', runId: run.id, outcome: 'DONE', finalContent: run.answer };
     }
@@ -123,4 +141,15 @@ export class RunTraceService {
     const fresh = await this.authenticator.refresh(user);
     return fresh?.isAdmin === true;
   }
+}
+
+/** The pause a settle announced as a TERMINAL with an AWAITING_* outcome, else null. */
+function pauseOf(event: Terminal): Waiting | null {
+  if (event.outcome !== 'AWAITING_APPROVAL' && event.outcome !== 'AWAITING_INPUT') return null;
+  return {
+    type: 'WAITING',
+    runId: event.runId,
+    pending: event.pending ?? null,
+    waitingSince: event.waitingSince ?? null,
+  };
 }

@@ -3,6 +3,8 @@ import { PendingTurnModel, RunStepModel } from './run.model';
 
 export enum RunEventKindEnum {
   STEP = 'STEP',
+  /** The run waits for a decision; the stream stays open for the continuation. */
+  WAITING = 'WAITING',
   TERMINAL = 'TERMINAL',
 }
 registerEnumType(RunEventKindEnum, { name: 'RunEventKind' });
@@ -18,7 +20,8 @@ export enum RunOutcomeEnum {
 registerEnumType(RunOutcomeEnum, { name: 'RunOutcome' });
 
 @ObjectType('RunEvent', {
-  description: 'Full live trace for admins (the playground): every step unfiltered, then one terminal event.',
+  description:
+    'Full live trace for admins (the playground): every step unfiltered, WAITING at each pause, then one terminal event once the run settles.',
 })
 export class RunEventModel {
   @Field(() => RunEventKindEnum) kind: RunEventKindEnum;

@@ -2,6 +2,7 @@ import { Args, ID, Int, Resolver, Subscription } from '@nestjs/graphql';
 import { Access, Allow } from '../../../platform/auth/allow.decorator';
 import { Ctx } from '../../../platform/auth/context.decorator';
 import { RequestContext } from '../../../platform/auth/request-context';
+import type { PendingTurn } from '../../../agent';
 import { TraceEvent } from '../application/run-events';
 import { RunTraceService } from '../application/run-trace.service';
 import { RunEventKindEnum, RunEventModel, RunOutcomeEnum } from './run-event.model';
@@ -20,7 +21,17 @@ export function toRunEventModel(event: TraceEvent): RunEventModel {
       error: null,
     };
   }
-  const p = event.pending;
+  if (event.type === 'WAITING') {
+    return {
+      kind: RunEventKindEnum.WAITING,
+      runId: event.runId,
+      step: null,
+      outcome: null,
+      finalContent: null,
+      error: null,
+      pending: toPending(event.pending, event.waitingSince),
+    };
+  }
   return {
     kind: RunEventKindEnum.TERMINAL,
     runId: event.runId,
@@ -28,23 +39,27 @@ export function toRunEventModel(event: TraceEvent): RunEventModel {
     outcome: event.outcome as RunOutcomeEnum,
     finalContent: event.finalContent ?? null,
     error: event.error ?? null,
-    pending: p
-      ? {
-          kind: p.kind as PauseKindEnum,
-          turn: p.turn,
-          turnDigest: p.digest,
-          calls: p.calls.map((c) => ({ ...c, preview: [...c.preview] })),
-          inputRequest: p.inputRequest
-            ? {
-                toolName: p.inputRequest.toolName,
-                question: p.inputRequest.question,
-                schema: p.inputRequest.schema,
-              }
-            : null,
-          waitingSince: new Date(event.waitingSince ?? Date.now()),
-        }
-      : null,
+    pending: toPending(event.pending ?? null, event.waitingSince ?? null),
   };
+}
+
+function toPending(p: PendingTurn | null, waitingSince: string | null): RunEventModel['pending'] {
+  return p
+    ? {
+        kind: p.kind as PauseKindEnum,
+        turn: p.turn,
+        turnDigest: p.digest,
+        calls: p.calls.map((c) => ({ ...c, preview: [...c.preview] })),
+        inputRequest: p.inputRequest
+          ? {
+              toolName: p.inputRequest.toolName,
+              question: p.inputRequest.question,
+              schema: p.inputRequest.schema,
+            }
+          : null,
+        waitingSince: new Date(waitingSince ?? Date.now()),
+      }
+    : null;
 }
 
 @Resolver(() => RunEventModel)
@@ -53,7 +68,7 @@ export class RunEventsResolver {
 
   @Subscription(() => RunEventModel, {
     description:
-      'Admin only: every step of one run, live and unfiltered, after afterSequence; then TERMINAL.',
+      'Admin only: every step of one run, live and unfiltered, after afterSequence. WAITING marks a pause and the stream stays open for the continuation; TERMINAL once the run settles (docs/streaming.md).',
     resolve: (event: TraceEvent) => toRunEventModel(event),
   })
   @Allow(Access.Admin)

@@ -127,9 +127,12 @@ export class RunsResolver {
     return pending ? toPendingModel(pending) : null;
   }
 
+  // why: nullable so that a refusal nulls this field alone (with FORBIDDEN at its path), never
+  // the run or the whole page around it (an approver's inbox asking for steps).
   @ResolveField(() => RunStepConnectionModel, {
+    nullable: true,
     description:
-      'Detail access only (owner or admin). Others get FORBIDDEN on these fields. Page with `first` and `after` (or the older `afterSequence`).',
+      'Detail access only (owner or admin). Others get null with FORBIDDEN on these fields (steps, answer). Page with `first` and `after` (or the older `afterSequence`).',
   })
   async steps(
     @Ctx() ctx: RequestContext,
@@ -138,7 +141,7 @@ export class RunsResolver {
     @Args('first', { type: () => Int, nullable: true, defaultValue: 100 }) first: number | null,
     @Args('after', { type: () => String, nullable: true, description: 'Continue after this cursor.' })
     after: string | null,
-  ): Promise<RunStepConnectionModel> {
+  ): Promise<RunStepConnectionModel | null> {
     const page = await this.service.steps(ctx, rowOf(run), afterSequence ?? 0, first ?? 100, after);
     const nodes = page.nodes.map(toStepModel);
     return {
