@@ -1,9 +1,15 @@
+import type { ErrorCode } from './generated';
+
+/** The code the client makes up itself when the server cannot be reached. */
+export type ClientErrorCode = 'NETWORK';
+
 /**
- * A readable sentence for every `extensions.code` of the contract's ErrorCode (and the two the
- * client makes up itself: NETWORK, and a hand-back nobody recognises). The server's own
- * message is for developers; a person reads these.
+ * A readable sentence for every `extensions.code` of the contract's ErrorCode (the type
+ * generated from schema.gql, so a new code fails `npm run check` until it has a sentence here),
+ * and for the client's own NETWORK. The server's own message is for developers; a person reads
+ * these.
  */
-export const REFUSAL_MESSAGES: Readonly<Record<string, string>> = {
+export const REFUSAL_MESSAGES: Readonly<Record<ErrorCode | ClientErrorCode, string>> = {
   UNAUTHENTICATED: 'This token is not valid (unknown, revoked or expired). Sign in again.',
   FORBIDDEN: 'You may not do this.',
   NOT_FOUND: 'This no longer exists, or you may not see it.',
@@ -42,9 +48,12 @@ export const REFUSAL_MESSAGES: Readonly<Record<string, string>> = {
   NETWORK: 'The server cannot be reached. Check the connection and try again.',
 };
 
-/** The readable message for a code; a generic sentence for a code this client does not know. */
+const isKnown = (code: string): code is ErrorCode | ClientErrorCode => Object.hasOwn(REFUSAL_MESSAGES, code);
+
+/**
+ * The readable message for a code; a generic sentence for a code this client does not know (a
+ * newer server's, or a hand-back nobody recognises).
+ */
 export function refusalMessage(code: string): string {
-  return Object.hasOwn(REFUSAL_MESSAGES, code)
-    ? (REFUSAL_MESSAGES[code] as string)
-    : `The server refused this (${code}).`;
+  return isKnown(code) ? REFUSAL_MESSAGES[code] : `The server refused this (${code}).`;
 }
