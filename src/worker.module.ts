@@ -15,6 +15,7 @@ import { ConversationsModule } from './modules/conversations/conversations.modul
 import { DatabaseModule } from './platform/database/database.module';
 import type { DatabaseTarget } from './platform/database/data-source-options';
 import { loggerParams } from './platform/logging/logger-params';
+import { StartupQuietLogger } from './platform/logging/startup-quiet-logger';
 import { PubSubModule } from './platform/pubsub/pubsub.module';
 
 const LEVELS: Record<string, LogLevel[]> = {
@@ -73,7 +74,7 @@ export async function createWorkerContext(
     bufferLogs: true,
     logger: LEVELS[config.logLevel] ?? LEVELS.info,
   });
-  app.useLogger(app.get(PinoLogger));
+  app.useLogger(new StartupQuietLogger(app.get(PinoLogger)));
   Logger.flush();
   return app;
 }

@@ -4,6 +4,7 @@ import { Logger } from '@nestjs/common';
 import { GraphQLError, NoSchemaIntrospectionCustomRule, ValidationRule } from 'graphql';
 import type { Request } from 'express';
 import type { IncomingMessage } from 'node:http';
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { AppConfig } from '../../config/app-config';
@@ -12,6 +13,7 @@ import { Authenticator } from '../auth/authenticator';
 import { AuthUser } from '../auth/auth-user';
 import { GqlContext } from '../auth/access.guard';
 import { RequestContext } from '../auth/request-context';
+import { currentRequestId } from '../logging/logger-params';
 import { refuseNulBytes, subscriptionsOverWsOnly } from './apollo-plugins';
 import { ErrorCodeEnum } from './error-code.enum';
 import { queryCostLimit } from './query-cost';
@@ -90,6 +92,9 @@ export function errorFormatter(config: AppConfig): FormatOne {
   return (formatted, error) =>
     formatGraphQLError(formatted, error, {
       production,
+      // why: over HTTP the id is the request's (its response header and its log line carry it
+      // too); a graphql-ws operation has no request of its own and gets a fresh one.
+      correlationId: () => currentRequestId() ?? randomUUID(),
       onFault: (e, id) => logger.error({ correlationId: id, err: e }, 'unhandled fault'),
     });
 }
