@@ -5,6 +5,7 @@ import { RunsModule } from '../runs';
 import { DecisionReconciler } from './application/decision-reconciler';
 import { QueuedRunPicker } from './application/queued-run-picker';
 import { ReaperService } from './application/reaper.service';
+import { RunCensusReporter } from './application/run-census-reporter';
 import { WorkerHeartbeat } from './application/worker-heartbeat';
 import { WORKER_PROCESS_KIND, WorkerLifecycle } from './application/worker-lifecycle';
 import { WorkerStatusService } from './application/worker-status.service';
@@ -32,6 +33,7 @@ import { WorkerHeartbeatRepository } from './persistence/worker-heartbeat.reposi
     WorkerLifecycle,
     WorkerStatusService,
     WorkerStatusResolver,
+    RunCensusReporter,
   ],
   exports: [QueuedRunPicker, ReaperService, WorkerHeartbeat, WorkerStatusService],
 })
