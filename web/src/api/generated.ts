@@ -205,14 +205,12 @@ export type SubmitRunInputMutation = { submitRunInput: { path: DecisionPath, run
 
 export type LanguageFieldsFragment = { id: string, languageId: number, isoCode: string, title: string };
 
-export type PageNodeFieldsFragment = { id: string, slug: string, title: string, editableLanguages: Array<{ id: string, languageId: number, isoCode: string, title: string }> };
-
 export type SitesQueryVariables = Exact<{
   languageId?: number | null | undefined;
 }>;
 
 
-export type SitesQuery = { sites: Array<{ id: string, name: string, languages: Array<{ id: string, languageId: number, isoCode: string, title: string }>, rootPage: { id: string, slug: string, title: string, children: Array<{ id: string, slug: string, title: string, children: Array<{ id: string, slug: string, title: string, children: Array<{ id: string, slug: string, title: string, editableLanguages: Array<{ id: string, languageId: number, isoCode: string, title: string }> }>, editableLanguages: Array<{ id: string, languageId: number, isoCode: string, title: string }> }>, editableLanguages: Array<{ id: string, languageId: number, isoCode: string, title: string }> }>, editableLanguages: Array<{ id: string, languageId: number, isoCode: string, title: string }> } }> };
+export type SitesQuery = { sites: Array<{ id: string, name: string, languages: Array<{ id: string, languageId: number, isoCode: string, title: string }>, rootPage: { id: string, slug: string, title: string, editableLanguages: Array<{ id: string, languageId: number, isoCode: string, title: string }>, children: Array<{ id: string, slug: string, title: string, editableLanguages: Array<{ id: string, languageId: number, isoCode: string, title: string }>, children: Array<{ id: string, slug: string, title: string, editableLanguages: Array<{ id: string, languageId: number, isoCode: string, title: string }>, children: Array<{ id: string, slug: string, title: string, editableLanguages: Array<{ id: string, languageId: number, isoCode: string, title: string }> }> }> }> } }> };
 
 export type SkillCatalogueQueryVariables = Exact<{ [key: string]: never; }>;
 

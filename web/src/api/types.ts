@@ -10,7 +10,6 @@ import type {
   InboxItemFieldsFragment,
   LanguageFieldsFragment,
   MessageFieldsFragment,
-  PageNodeFieldsFragment,
   PageContextQuery,
   PendingTurnFieldsFragment,
   RunProgressSubscription,
@@ -27,9 +26,9 @@ export type InboxItem = InboxItemFieldsFragment;
 export type InboxRun = InboxItem['run'];
 export type RunProgressEvent = RunProgressSubscription['runProgress'];
 export type Language = LanguageFieldsFragment;
-/** A page of the tree SITES asks for (three levels deep; the last level has no children). */
-export type PageNode = PageNodeFieldsFragment & { readonly children?: readonly PageNode[] };
 export type Site = SitesQuery['sites'][number];
+/** A page of the tree SITES asks for (three levels deep; the last level has no children). */
+export type PageNode = Omit<Site['rootPage'], 'children'> & { readonly children?: readonly PageNode[] };
 export type SkillCatalogueEntry = SkillCatalogueQuery['skillCatalogue'][number];
 export type Message = MessageFieldsFragment;
 export type Conversation = ConversationFieldsFragment;
