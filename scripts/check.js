@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run check`: formatting, lint, layer rules and types, side by side (they share nothing)
+// `npm run check`: generated-types drift, formatting, lint, layer rules and types, side by side (they share nothing)
 // and with caches under node_modules/.cache, so a second run only looks at what changed.
 'use strict';
 const { spawn } = require('node:child_process');
@@ -8,6 +8,8 @@ const { join } = require('node:path');
 // why: not require.resolve: eslint's package exports hide its bin.
 const bin = (pkg, path) => join(__dirname, '..', 'node_modules', pkg, path);
 const tasks = [
+  // first: it rewrites the generated client types (identical unless they drifted) that tsc reads
+  ['codegen', join(__dirname, 'codegen-check.js'), []],
   ['format', bin('prettier', 'bin/prettier.cjs'), ['--check', '--cache', '--log-level', 'warn', '.']],
   [
     'eslint',

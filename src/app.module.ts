@@ -20,6 +20,8 @@ import { DatabaseModule } from './platform/database/database.module';
 import { DatabaseTarget } from './platform/database/data-source-options';
 import { graphqlOptions } from './platform/graphql/graphql.setup';
 import { GraphqlWsServer } from './platform/graphql/ws-server';
+import { Metrics } from './platform/metrics/metrics';
+import { MetricsModule } from './platform/metrics/metrics.module';
 import { PlatformModule } from './platform/platform.module';
 import { PubSubModule } from './platform/pubsub/pubsub.module';
 import { SharedCountersModule } from './platform/redis/shared-counters';
@@ -34,10 +36,11 @@ export class AppModule {
         DatabaseModule.forRoot(database),
         SharedCountersModule,
         AuthLimitsModule,
+        MetricsModule.forRoot(config),
         GraphQLModule.forRootAsync<ApolloDriverConfig>({
           driver: ApolloDriver,
           imports: [AuthModule],
-          inject: [APP_CONFIG, Authenticator, AuthFailureLimiter],
+          inject: [APP_CONFIG, Authenticator, AuthFailureLimiter, Metrics],
           useFactory: graphqlOptions,
         }),
         PlatformModule,

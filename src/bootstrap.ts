@@ -8,6 +8,8 @@ import { AppModule } from './app.module';
 import { AppConfig } from './config/app-config';
 import { DatabaseTarget } from './platform/database/data-source-options';
 import { originAllowed } from './platform/http/origin-policy';
+import { requestIdScope } from './platform/logging/logger-params';
+import { StartupQuietLogger } from './platform/logging/startup-quiet-logger';
 import { mountWebClient } from './platform/web/web-client';
 
 const LEVELS: Record<string, LogLevel[]> = {
@@ -66,7 +68,10 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
     bufferLogs: true,
     logger: LEVELS[config.logLevel] ?? LEVELS.info,
   });
-  app.useLogger(app.get(PinoLogger));
+  app.useLogger(new StartupQuietLogger(app.get(PinoLogger)));
+  // why: first of all, so every later step (pino-http's line, the GraphQL error formatter)
+  // sees the same request id.
+  app.use(requestIdScope);
   app.useBodyParser('json', { limit: '1mb' });
   app.use(bodyErrors);
   // why: the framework's name and version help nobody but someone looking for a known hole.

@@ -15,6 +15,8 @@ import { ConversationsModule } from './modules/conversations/conversations.modul
 import { DatabaseModule } from './platform/database/database.module';
 import type { DatabaseTarget } from './platform/database/data-source-options';
 import { loggerParams } from './platform/logging/logger-params';
+import { StartupQuietLogger } from './platform/logging/startup-quiet-logger';
+import { MetricsModule } from './platform/metrics/metrics.module';
 import { PubSubModule } from './platform/pubsub/pubsub.module';
 
 const LEVELS: Record<string, LogLevel[]> = {
@@ -44,6 +46,8 @@ export class WorkerAppModule {
           useFactory: (c: AppConfig) => loggerParams(c),
         }),
         PubSubModule,
+        // why: a worker process serves no HTTP, so nothing could scrape it.
+        MetricsModule.off(),
         // why: the runs module's start caps count in it (a worker process starts no runs itself).
         SharedCountersModule,
         AuthModule,
@@ -73,7 +77,7 @@ export async function createWorkerContext(
     bufferLogs: true,
     logger: LEVELS[config.logLevel] ?? LEVELS.info,
   });
-  app.useLogger(app.get(PinoLogger));
+  app.useLogger(new StartupQuietLogger(app.get(PinoLogger)));
   Logger.flush();
   return app;
 }

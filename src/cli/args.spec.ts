@@ -11,6 +11,11 @@ function usageError(argv: string[]): UsageError {
 }
 
 describe('parseCli', () => {
+  it('parses user list, which takes no option', () => {
+    expect(parseCli(['user', 'list'])).toEqual({ kind: 'user-list' });
+    expect(usageError(['user', 'list', '--all']).message).toMatch(/user list: Unknown option '--all'/);
+  });
+
   describe('user create', () => {
     it('parses a plain user with defaults', () => {
       expect(parseCli(['user', 'create', '--username', 'zoe'])).toEqual({

@@ -11,6 +11,7 @@ export type CliCommand =
       readonly admin: boolean;
       readonly groups: readonly string[];
     }
+  | { readonly kind: 'user-list' }
   | { readonly kind: 'token-create'; readonly username: string; readonly label: string }
   | { readonly kind: 'token-list'; readonly username: string }
   | {
@@ -108,6 +109,18 @@ const COMMANDS: readonly CommandSpec[] = [
         groups: [...new Set(groups)],
       };
     },
+  },
+  {
+    words: ['user', 'list'],
+    summary: 'list every user with its groups and active tokens',
+    usage: [
+      'user list',
+      '',
+      'One line per user, by username: id, username, display name, locale, admin, groups and',
+      'the number of active tokens (not revoked, not expired).',
+    ].join('\n'),
+    options: {},
+    build: () => ({ kind: 'user-list' }),
   },
   {
     words: ['token', 'create'],

@@ -5,6 +5,7 @@ import type { CliCommand } from './args';
 import { createToken } from './commands/token-create';
 import { listTokens, revokeTokens } from './commands/token-manage';
 import { createUser } from './commands/user-create';
+import { listUsers } from './commands/user-list';
 import { seedDemoData } from './commands/seed-demo';
 import { CommandOutcome, workerStatus } from './commands/status';
 import { CliDatabase, openCliDatabase } from './database';
@@ -19,6 +20,8 @@ async function dispatch(cmd: DatabaseCommand, db: CliDatabase, config: AppConfig
   switch (cmd.kind) {
     case 'user-create':
       return done(await createUser(db.dataSource, cmd));
+    case 'user-list':
+      return done(await listUsers(db.dataSource));
     case 'token-create':
       return done(await createToken(db.dataSource, cmd));
     case 'token-list':

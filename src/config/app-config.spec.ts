@@ -29,6 +29,9 @@ describe('loadConfig', () => {
       ['DB_MIGRATE', 'maybe'],
       ['REDIS_URL', 'http://cache:6379'],
       ['LOG_LEVEL', 'loud'],
+      ['LOG_FORMAT', 'fancy'],
+      ['METRICS_ENABLED', 'perhaps'],
+      ['METRICS_TOKEN', 'short'],
       ['NODE_ENV', 'staging'],
       ['WORKER_CONCURRENCY', '0'],
     ])('%s=%j', (name, value) => {
@@ -67,6 +70,9 @@ describe('loadConfig', () => {
       corsOrigins: [],
       rateLimitPerMinute: 600,
       logLevel: 'info',
+      logFormat: null,
+      metricsEnabled: true,
+      metricsToken: null,
       decisionPath: 'auto',
       workerConcurrency: 4,
     });

@@ -36,6 +36,12 @@ export interface AppConfig {
   readonly corsOrigins: readonly string[];
   readonly rateLimitPerMinute: number;
   readonly logLevel: string;
+  /** `LOG_FORMAT`; null: readable lines on a terminal outside production, JSON otherwise. */
+  readonly logFormat: 'pretty' | 'json' | null;
+  /** `GET /metrics` is served (Prometheus text); default true. */
+  readonly metricsEnabled: boolean;
+  /** When set, `/metrics` answers only `Authorization: Bearer <this>`. */
+  readonly metricsToken: string | null;
   readonly runLeaseSeconds: number;
   readonly reaperIntervalSeconds: number;
   /** Retention (docs/operations.md): null keeps forever. */
@@ -69,6 +75,7 @@ export const SERVER_SECRET_ENV_NAMES: readonly string[] = [
   'STATE_ENCRYPTION_KEY',
   'DATABASE_URL',
   'REDIS_URL',
+  'METRICS_TOKEN',
 ];
 
 export class ConfigError extends Error {
@@ -122,6 +129,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       .filter((s) => s.length > 0),
     rateLimitPerMinute: raw.RATE_LIMIT_PER_MINUTE ?? 600,
     logLevel: raw.LOG_LEVEL ?? (nodeEnv === 'test' ? 'silent' : 'info'),
+    logFormat: (raw.LOG_FORMAT ?? null) as AppConfig['logFormat'],
+    metricsEnabled: raw.METRICS_ENABLED ?? true,
+    metricsToken: raw.METRICS_TOKEN ?? null,
     runLeaseSeconds: raw.RUN_LEASE_SECONDS ?? 60,
     reaperIntervalSeconds: raw.REAPER_INTERVAL_SECONDS ?? 5,
     retention: {

@@ -91,6 +91,19 @@ export class EnvSchema {
   LOG_LEVEL?: string;
 
   @IsOptional()
+  @IsIn(['pretty', 'json'])
+  LOG_FORMAT?: string;
+
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  METRICS_ENABLED?: boolean;
+
+  @IsOptional()
+  @Matches(/^\S{16,256}$/, { message: 'METRICS_TOKEN must be 16 to 256 characters without spaces' })
+  METRICS_TOKEN?: string;
+
+  @IsOptional()
   @Transform(toInt)
   @IsInt()
   @Min(1)

@@ -3,6 +3,14 @@ import { startResting, upsertConfiguration } from '../support/decisions';
 import { PagesService } from '../../src/modules/content';
 import { demoIds } from '../support/runs';
 import { bootTestApp, errorCode, GqlResponse, TestApp } from '../support/test-app';
+import type {
+  Configuration,
+  Group,
+  InboxItem as ApiInboxItem,
+  PendingToolCall,
+  Run,
+  User,
+} from '../support/generated/schema';
 
 // What a decider without detail access sees of a waiting run (docs/security.md "What deciders
 // see", docs/decisions.md "What the inbox shows"): previews only of pages they may show,
@@ -14,24 +22,13 @@ import { bootTestApp, errorCode, GqlResponse, TestApp } from '../support/test-ap
 const WITHHELD = 'Preview withheld: the call changes a page you may not show.';
 const NEW_TITLE = 'A sharper SEO title';
 
-interface Call {
-  toolName: string;
-  arguments: unknown;
-  preview: string[];
-}
-interface RunView {
-  id: string;
-  status: string;
-  owner: { username: string; groups: Array<{ name: string }> };
-  configuration: { name: string; identifier: string; requireSecondApprover: boolean };
+type Call = Pick<PendingToolCall, 'toolName' | 'arguments' | 'preview'>;
+type RunView = Pick<Run, 'id' | 'status'> & {
+  owner: Pick<User, 'username'> & { groups: Array<Pick<Group, 'name'>> };
+  configuration: Pick<Configuration, 'name' | 'identifier' | 'requireSecondApprover'>;
   pending: { calls: Call[] } | null;
-}
-interface InboxItem {
-  detailVisible: boolean;
-  mayApprove: boolean;
-  approveRefusal: string | null;
-  run: RunView;
-}
+};
+type InboxItem = Pick<ApiInboxItem, 'detailVisible' | 'mayApprove' | 'approveRefusal'> & { run: RunView };
 
 const RUN_FIELDS = `id status owner { username groups { name } }
   configuration { name identifier requireSecondApprover }

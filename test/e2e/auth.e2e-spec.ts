@@ -4,6 +4,7 @@ import WebSocket from 'ws';
 import { TokensService } from '../../src/modules/auth';
 import { RequestContext } from '../../src/platform/auth/request-context';
 import { bootTestApp, errorCode, GqlResponse, TestApp } from '../support/test-app';
+import type { ApiTokenCreated, User } from '../support/generated/schema';
 
 const VIEWER = '{ viewer { user { username } } }';
 const USERS = '{ users { id username displayName locale isAdmin groups { id name grants } } }';
@@ -17,10 +18,10 @@ const CREATE_TOKEN = `mutation ($userId: ID!, $label: String!, $expiresAt: DateT
 const REVOKE_TOKEN = 'mutation ($tokenId: ID!) { revokeApiToken(tokenId: $tokenId) }';
 
 interface CreatedUser {
-  createUser: { id: string; username: string; displayName: string; locale: string; isAdmin: boolean };
+  createUser: Pick<User, 'id' | 'username' | 'displayName' | 'locale' | 'isAdmin'>;
 }
 interface CreatedToken {
-  createApiToken: { tokenId: string; token: string };
+  createApiToken: Pick<ApiTokenCreated, 'tokenId' | 'token'>;
 }
 
 type WsOutcome = { connected: true; username: string | null } | { connected: false; closeCode: number };

@@ -1,4 +1,5 @@
 import { bootTestApp, errorCode, TestApp } from '../support/test-app';
+import type { Configuration, Skill } from '../support/generated/schema';
 
 const CONFIGURATION_FIELDS = `id identifier name isActive requireSecondApprover maxIterations privacyLevel provider model
   skills { id identifier name description isProcess enabled }`;
@@ -7,18 +8,9 @@ const UPSERT_CONFIGURATION = `mutation ($input: ConfigurationInput!) {
   upsertConfiguration(input: $input) { ${CONFIGURATION_FIELDS} }
 }`;
 
-interface ConfigurationResult {
-  id: string;
-  identifier: string;
-  name: string;
-  isActive: boolean;
-  requireSecondApprover: boolean;
-  maxIterations: number;
-  privacyLevel: string;
-  provider: string;
-  model: string;
-  skills: Array<{ identifier: string; enabled: boolean; isProcess: boolean }>;
-}
+type ConfigurationResult = Omit<Configuration, '__typename' | 'skills'> & {
+  skills: Array<Pick<Skill, 'identifier' | 'enabled' | 'isProcess'>>;
+};
 
 const SCRIPT = { rounds: [{ text: 'hello', chunks: 2, chunkDelayMs: 1 }] };
 

@@ -1,11 +1,8 @@
 import { bootTestApp, errorCode, TestApp } from '../support/test-app';
 import { ContentRepository } from '../../src/modules/content/persistence/content.repository';
+import type { Page } from '../support/generated/schema';
 
-interface PageNode {
-  id: string;
-  title: string;
-  children?: PageNode[];
-}
+type PageNode = Pick<Page, 'id' | 'title'> & { children?: PageNode[] };
 
 describe('content over GraphQL', () => {
   let t: TestApp;

@@ -2,6 +2,7 @@ import { RecordedDecisions } from '../../src/modules/approvals';
 import { QueuedRunPicker } from '../../src/modules/worker';
 import { demoIds, until } from '../support/runs';
 import { bootTestApp, TestApp } from '../support/test-app';
+import type { Conversation as ApiConversation, Message, PendingTurn } from '../support/generated/schema';
 
 // A chat turn and a chat decision carried out by "the worker" step by step: the test plays
 // the worker itself (no picker in this process), so it can change the world in between.
@@ -12,14 +13,10 @@ const SEND = `mutation($input: SendMessageInput!) { sendMessage(input: $input) {
 const DECIDE = `mutation($input: DecideConversationInput!) { decideConversationApproval(input: $input) { ${FIELDS} } }`;
 const GET = `query($id: ID!) { conversation(id: $id) { ${FIELDS} } }`;
 
-interface Conversation {
-  id: string;
-  status: string;
-  lastRunId: string | null;
-  approvalRunId: string | null;
-  messages: Array<{ role: string; text: string; notice: string | null; noticeArgs: unknown }>;
-  pending: { turnDigest: string } | null;
-}
+type Conversation = Pick<ApiConversation, 'id' | 'status' | 'lastRunId' | 'approvalRunId'> & {
+  messages: Array<Pick<Message, 'role' | 'text' | 'notice' | 'noticeArgs'>>;
+  pending: Pick<PendingTurn, 'turnDigest'> | null;
+};
 
 describe('chat turns and decisions on the durable path', () => {
   let t: TestApp;

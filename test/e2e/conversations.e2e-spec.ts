@@ -1,6 +1,13 @@
 import { bootTestApp, TestApp } from '../support/test-app';
 import { APPROVE, digestOf, upsertConfiguration } from '../support/decisions';
 import { collect, demoIds, until, waitForRest } from '../support/runs';
+import type {
+  Conversation as ApiConversation,
+  ConversationSkill,
+  Message as ApiMessage,
+  PendingTurn,
+  ViewContext,
+} from '../support/generated/schema';
 
 // The chat (docs/chat-and-skills.md) through the public API, on the demo data.
 
@@ -19,25 +26,15 @@ const CATALOGUE = `{ skillCatalogue { identifier name description isProcess skil
 const EVENTS = `subscription($id: ID!) { conversationEvents(conversationId: $id) {
   kind conversationId status stepCount message { role text notice } } }`;
 
-interface Message {
-  id: string;
-  role: string;
-  text: string;
-  notice: string | null;
+type Message = Pick<ApiMessage, 'id' | 'role' | 'text' | 'notice' | 'runId'> & {
   noticeArgs: Record<string, unknown> | null;
-  runId: string | null;
-}
-interface Conversation {
-  id: string;
-  status: string;
-  title: string;
-  lastRunId: string | null;
-  approvalRunId: string | null;
-  viewContext: { pageId: string | null; languageId: number | null; module: string | null };
-  skill: { identifier: string; skillId: string | null; isProcess: boolean; startPending: boolean } | null;
+};
+type Conversation = Pick<ApiConversation, 'id' | 'status' | 'title' | 'lastRunId' | 'approvalRunId'> & {
+  viewContext: Omit<ViewContext, '__typename'>;
+  skill: Omit<ConversationSkill, '__typename'> | null;
   messages: Message[];
-  pending: { kind: string; turnDigest: string } | null;
-}
+  pending: Pick<PendingTurn, 'kind' | 'turnDigest'> | null;
+};
 
 describe('conversations and skills', () => {
   let t: TestApp;

@@ -5,17 +5,17 @@ import { RecordedDecisions } from '../../src/modules/approvals';
 import { QueuedRunPicker, ReaperService } from '../../src/modules/worker';
 import { bootTestApp, TestApp } from '../support/test-app';
 import { demoIds, startRun, waitForRest } from '../support/runs';
+import type { Decision, HandBack, Run } from '../support/generated/schema';
 
 const DIGEST = `query($id: ID!) { run(id: $id) { pending { turnDigest } } }`;
 const APPROVE = `mutation($input: ApproveRunInput!) { approveRun(input: $input) { path run { status } } }`;
 const CANCEL = `mutation($id: ID!) { cancelRun(runId: $id) { status } }`;
 const RUN = `query($id: ID!) { run(id: $id) { status handBack { code } decisions { kind path outcome } } }`;
 
-interface RunView {
-  status: string;
-  handBack: { code: string } | null;
-  decisions: Array<{ kind: string; path: string; outcome: string | null }>;
-}
+type RunView = Pick<Run, 'status'> & {
+  handBack: Pick<HandBack, 'code'> | null;
+  decisions: Array<Pick<Decision, 'kind' | 'path' | 'outcome'>>;
+};
 
 describe('decision records after a continuation is cut off', () => {
   let t: TestApp;

@@ -8,13 +8,11 @@ import {
 } from '../support/decisions';
 import { demoIds, waitForRest } from '../support/runs';
 import { bootTestApp, TestApp } from '../support/test-app';
+import type { InboxItem as ApiInboxItem, Run } from '../support/generated/schema';
 
-interface InboxItem {
-  mayApprove: boolean;
-  detailVisible: boolean;
-  decidableHere: boolean;
-  run: { id: string };
-}
+type InboxItem = Pick<ApiInboxItem, 'mayApprove' | 'detailVisible' | 'decidableHere'> & {
+  run: Pick<Run, 'id'>;
+};
 
 /** Four-eyes on demo-four-eyes (requireSecondApprover): the initiator may deny, never approve. */
 describe('decisions: four-eyes', () => {

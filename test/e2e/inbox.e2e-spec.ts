@@ -1,28 +1,26 @@
 import { createToken, decide, digestOf, INBOX_CHANGED, receiptOf, startResting } from '../support/decisions';
 import { collect, demoIds, until, waitForRest } from '../support/runs';
 import { bootTestApp, TestApp } from '../support/test-app';
+import type {
+  InboxItem as ApiInboxItem,
+  PendingToolCall,
+  PendingTurn,
+  Run,
+} from '../support/generated/schema';
 
-interface InboxItem {
-  detailVisible: boolean;
-  mayApprove: boolean;
-  decidableHere: boolean;
-  run: {
-    id: string;
-    status: string;
-    pending: {
-      kind: string;
-      turnDigest: string;
-      calls: Array<{ toolName: string; writes: boolean; arguments: unknown; preview: string[] }>;
-    } | null;
+type InboxItem = Pick<ApiInboxItem, 'detailVisible' | 'mayApprove' | 'decidableHere'> & {
+  run: Pick<Run, 'id' | 'status'> & {
+    pending:
+      | (Pick<PendingTurn, 'kind' | 'turnDigest'> & {
+          calls: Array<Pick<PendingToolCall, 'toolName' | 'writes' | 'arguments' | 'preview'>>;
+        })
+      | null;
   };
-}
+};
 
 interface InboxChange {
-  inboxChanged: {
-    detailVisible: boolean;
-    mayApprove: boolean;
-    decidableHere: boolean;
-    run: { id: string; status: string };
+  inboxChanged: Pick<ApiInboxItem, 'detailVisible' | 'mayApprove' | 'decidableHere'> & {
+    run: Pick<Run, 'id' | 'status'>;
   };
 }
 

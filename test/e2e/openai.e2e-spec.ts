@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { collect, demoIds, startRun, waitForRest } from '../support/runs';
 import { bootTestApp, TestApp } from '../support/test-app';
+import type { RunEvent } from '../support/generated/schema';
 
 const KEY = 'sk-test-secret';
 const RUN_EVENTS = `subscription Trace($runId: ID!) { runEvents(runId: $runId) {
@@ -9,7 +10,7 @@ const RUN_EVENTS = `subscription Trace($runId: ID!) { runEvents(runId: $runId) {
 } }`;
 
 interface TraceEvent {
-  runEvents: { kind: string; outcome: string | null; finalContent: string | null; error: string | null };
+  runEvents: Pick<RunEvent, 'kind' | 'outcome' | 'finalContent' | 'error'>;
 }
 
 interface Seen {

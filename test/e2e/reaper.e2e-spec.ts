@@ -6,18 +6,14 @@ import { QueuedRunPicker } from '../../src/modules/worker';
 import { decide, digestOf, receiptOf } from '../support/decisions';
 import { collect, demoIds, startRun, until, waitForRest } from '../support/runs';
 import { bootTestApp, TestApp } from '../support/test-app';
+import type { RunEvent, RunStep } from '../support/generated/schema';
 
 const RUN_EVENTS = `subscription Trace($runId: ID!) { runEvents(runId: $runId) {
   kind outcome error step { sequence kind }
 } }`;
 
 interface TraceEvent {
-  runEvents: {
-    kind: string;
-    outcome: string | null;
-    error: string | null;
-    step: { sequence: number } | null;
-  };
+  runEvents: Pick<RunEvent, 'kind' | 'outcome' | 'error'> & { step: Pick<RunStep, 'sequence'> | null };
 }
 
 /** Round 1 keeps the provider busy long enough to take the run over; round 2 answers. */

@@ -1,5 +1,6 @@
 import { bootTestApp, errorCode, TestApp } from '../support/test-app';
 import { collect, demoIds, startRun, until, waitForRest } from '../support/runs';
+import type { PendingTurn, RunEvent, RunStep } from '../support/generated/schema';
 
 const RUN = `query Run($id: ID!) { run(id: $id) {
   id status stepCount iterations truncated terminationReason
@@ -11,11 +12,9 @@ const RUN_EVENTS = `subscription Trace($runId: ID!, $after: Int) { runEvents(run
 } }`;
 
 interface TraceEvent {
-  runEvents: {
-    kind: string;
-    outcome: string | null;
-    step: { sequence: number; kind: string; payload: unknown } | null;
-    pending: { kind: string; turnDigest: string } | null;
+  runEvents: Pick<RunEvent, 'kind' | 'outcome'> & {
+    step: Pick<RunStep, 'sequence' | 'kind' | 'payload'> | null;
+    pending: Pick<PendingTurn, 'kind' | 'turnDigest'> | null;
   };
 }
 

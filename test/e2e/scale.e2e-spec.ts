@@ -26,18 +26,13 @@ import { collect, until } from '../support/runs';
 import { bootTestApp, type TestApp } from '../support/test-app';
 import { createTestDatabase, demoTokens, openDataSource, type TestDatabase } from '../support/test-database';
 import { TEST_STATE_KEY, usingPostgres } from '../support/test-env';
+import type { RunProgressEvent } from '../support/generated/schema';
 
 const START = `mutation($input: StartRunInput!) { startRun(input: $input) { id status } }`;
 const APPROVE = `mutation($input: ApproveRunInput!) { approveRun(input: $input) { path run { status } } }`;
 const PROGRESS = `subscription($id: ID!) { runProgress(runId: $id) { kind status stepCount turn keepAlive } }`;
 
-interface ProgressEvent {
-  kind: 'PROGRESS' | 'SETTLED';
-  status: string;
-  stepCount: number;
-  turn: number;
-  keepAlive: boolean;
-}
+type ProgressEvent = Pick<RunProgressEvent, 'kind' | 'status' | 'stepCount' | 'turn' | 'keepAlive'>;
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 

@@ -4,6 +4,7 @@ import { createToken as cliCreateToken } from '../../src/cli/commands/token-crea
 import { createToken, createUserWithToken } from '../support/decisions';
 import { demoIds } from '../support/runs';
 import { bootTestApp, errorCode, GqlResponse, TestApp } from '../support/test-app';
+import type { ApiToken, User } from '../support/generated/schema';
 
 const CREATE = `mutation($userId: ID!, $label: String!, $expiresAt: DateTime) {
   createApiToken(userId: $userId, label: $label, expiresAt: $expiresAt) { tokenId token } }`;
@@ -14,14 +15,10 @@ const AUDIT = `query($userId: ID) { auditEvents(userId: $userId) {
   action via actorUserId actorUsername actorTokenId subjectUserId details } }`;
 const VIEWER = '{ viewer { user { username } } }';
 
-interface Listed {
-  id: string;
-  label: string;
-  owner: { username: string };
-  createdBy: { username: string } | null;
-  expiresAt: string | null;
-  revokedAt: string | null;
-}
+type Listed = Pick<ApiToken, 'id' | 'label' | 'expiresAt' | 'revokedAt'> & {
+  owner: Pick<User, 'username'>;
+  createdBy: Pick<User, 'username'> | null;
+};
 
 /**
  * Tokens cannot outlive or hide from their owner, and admins cannot act as someone else: a

@@ -2,18 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { decide, digestOf, receiptOf, startResting } from '../support/decisions';
 import { demoIds, waitForRest } from '../support/runs';
 import { bootTestApp, errorCode, TestApp } from '../support/test-app';
+import type { WorkerStatus } from '../support/generated/schema';
 
 const STATUS = `{ workerStatus { liveWorkers queued decisionsRecorded expiredLeases oldestWaitSeconds healthy } }`;
 
 interface StatusData {
-  workerStatus: {
-    liveWorkers: number;
-    queued: number;
-    decisionsRecorded: number;
-    expiredLeases: number;
-    oldestWaitSeconds: number | null;
-    healthy: boolean;
-  };
+  workerStatus: Omit<WorkerStatus, '__typename'>;
 }
 
 async function heartbeats(t: TestApp): Promise<Array<{ worker_id: string; name: string }>> {

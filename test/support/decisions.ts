@@ -2,6 +2,16 @@ import { TokensService } from '../../src/modules/auth';
 import { RequestContext } from '../../src/platform/auth/request-context';
 import { errorCode, GqlResponse, TestApp } from './test-app';
 import { startRun, waitForRest } from './runs';
+import type {
+  Decision,
+  DecisionReceipt,
+  InputRequest,
+  PendingToolCall,
+  PendingTurn,
+  Run,
+  RunProgressEvent,
+  User,
+} from './generated/schema';
 
 /** Helpers for the decision, inbox and progress suites (issue 4). */
 
@@ -18,38 +28,21 @@ export const UPSERT_CONFIGURATION = `mutation($input: ConfigurationInput!) { ups
 export const RUN_PROGRESS = `subscription($runId: ID!) { runProgress(runId: $runId) { kind runId stepCount status turn keepAlive } }`;
 export const INBOX_CHANGED = `subscription { inboxChanged { detailVisible mayApprove decidableHere run { id status } } }`;
 
-export interface Receipt {
-  path: string;
-  decision: {
-    id: string;
-    kind: string;
-    turn: number;
-    turnDigest: string;
-    denialReason: string | null;
-    decidedBy: { username: string };
-    outcome: string | null;
+export type Receipt = Pick<DecisionReceipt, 'path'> & {
+  decision: Pick<Decision, 'id' | 'kind' | 'turn' | 'turnDigest' | 'denialReason' | 'outcome'> & {
+    decidedBy: Pick<User, 'username'>;
   };
-  run: { id: string; status: string };
-}
+  run: Pick<Run, 'id' | 'status'>;
+};
 
 export interface ProgressFrame {
-  runProgress: {
-    kind: 'PROGRESS' | 'SETTLED';
-    runId: string;
-    stepCount: number;
-    status: string;
-    turn: number;
-    keepAlive: boolean;
-  };
+  runProgress: Omit<RunProgressEvent, '__typename'>;
 }
 
-export interface PendingView {
-  kind: string;
-  turn: number;
-  turnDigest: string;
-  calls: Array<{ callId: string; toolName: string; writes: boolean; arguments: unknown; preview: string[] }>;
-  inputRequest: { toolName: string; schema: unknown } | null;
-}
+export type PendingView = Pick<PendingTurn, 'kind' | 'turn' | 'turnDigest'> & {
+  calls: Array<Omit<PendingToolCall, '__typename'>>;
+  inputRequest: Pick<InputRequest, 'toolName' | 'schema'> | null;
+};
 
 /** The pending turn of a run as `as` sees it (null when nothing is pending or visible). */
 export async function pendingOf(t: TestApp, runId: string, as = 'admin'): Promise<PendingView | null> {

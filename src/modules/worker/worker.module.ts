@@ -6,6 +6,7 @@ import { DecisionReconciler } from './application/decision-reconciler';
 import { QueuedRunPicker } from './application/queued-run-picker';
 import { ReaperService } from './application/reaper.service';
 import { RetentionSweep } from './application/retention-sweep';
+import { RunCensusReporter } from './application/run-census-reporter';
 import { WorkerHeartbeat } from './application/worker-heartbeat';
 import { WORKER_PROCESS_KIND, WorkerLifecycle } from './application/worker-lifecycle';
 import { WorkerStatusService } from './application/worker-status.service';
@@ -34,6 +35,7 @@ import { WorkerHeartbeatRepository } from './persistence/worker-heartbeat.reposi
     WorkerLifecycle,
     WorkerStatusService,
     WorkerStatusResolver,
+    RunCensusReporter,
   ],
   exports: [QueuedRunPicker, ReaperService, RetentionSweep, WorkerHeartbeat, WorkerStatusService],
 })

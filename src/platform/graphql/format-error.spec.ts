@@ -7,10 +7,19 @@ function format(
   production = false,
 ): ReturnType<typeof formatGraphQLError> & {
   faults: unknown[];
+  loggedIds: string[];
 } {
   const faults: unknown[] = [];
-  const options: FormatErrorOptions = { production, onFault: (e) => faults.push(e) };
-  return { ...formatGraphQLError(error.toJSON(), error, options), faults };
+  const loggedIds: string[] = [];
+  const options: FormatErrorOptions = {
+    production,
+    correlationId: () => 'request-7f3a',
+    onFault: (e, id) => {
+      faults.push(e);
+      loggedIds.push(id);
+    },
+  };
+  return { ...formatGraphQLError(error.toJSON(), error, options), faults, loggedIds };
 }
 
 describe('formatGraphQLError', () => {
@@ -36,6 +45,8 @@ describe('formatGraphQLError', () => {
     expect(res.extensions?.code).toBe('INTERNAL_SERVER_ERROR');
     expect(JSON.stringify(res)).not.toContain('secret');
     expect(res.faults).toEqual([fault]);
+    expect(res.extensions?.correlationId).toBe('request-7f3a'); // the request's id, as logged
+    expect(res.loggedIds).toEqual(['request-7f3a']);
   });
 
   it('answers request errors (variable coercion, limits) with BAD_USER_INPUT', () => {

@@ -5,6 +5,8 @@ import { isRefusal, Refusal } from '../../common/refusal';
 
 export interface FormatErrorOptions {
   readonly production: boolean;
+  /** The id a fault is logged and answered under: the HTTP request's id where there is one. */
+  readonly correlationId: () => string;
   readonly onFault: (error: unknown, correlationId: string) => void;
 }
 
@@ -84,7 +86,7 @@ export function formatGraphQLError(
     // which graphql-ws does not code the way Apollo does) are the client's input, not a fault.
     return { ...base, message: stripSuggestions(formatted.message), extensions: { code: 'BAD_USER_INPUT' } };
   }
-  const correlationId = Math.random().toString(36).slice(2, 12);
+  const correlationId = options.correlationId();
   options.onFault(original, correlationId);
   return {
     message: 'Internal server error',

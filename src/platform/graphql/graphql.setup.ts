@@ -4,6 +4,7 @@ import { Logger } from '@nestjs/common';
 import { GraphQLError, NoSchemaIntrospectionCustomRule, ValidationRule } from 'graphql';
 import type { Request } from 'express';
 import type { IncomingMessage } from 'node:http';
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { AppConfig } from '../../config/app-config';
@@ -12,6 +13,8 @@ import { Authenticator } from '../auth/authenticator';
 import { AuthUser } from '../auth/auth-user';
 import { GqlContext } from '../auth/access.guard';
 import { RequestContext } from '../auth/request-context';
+import { currentRequestId } from '../logging/logger-params';
+import type { Metrics } from '../metrics/metrics';
 import { graphqlOverHttpStatus, refuseNulBytes, subscriptionsOverWsOnly } from './apollo-plugins';
 import { ErrorCodeEnum } from './error-code.enum';
 import { queryCostLimit } from './query-cost';
@@ -83,15 +86,22 @@ export function operationLimits(config: AppConfig, armorRules: readonly Validati
   };
 }
 
-/** The one error formatter of both transports. */
-export function errorFormatter(config: AppConfig): FormatOne {
+/** The one error formatter of both transports; every code answered is counted here. */
+export function errorFormatter(config: AppConfig, metrics: Metrics): FormatOne {
   const logger = new Logger('GraphQL');
   const production = config.nodeEnv === 'production';
-  return (formatted, error) =>
-    formatGraphQLError(formatted, error, {
+  return (formatted, error) => {
+    const answered = formatGraphQLError(formatted, error, {
       production,
+      // why: over HTTP the id is the request's (its response header and its log line carry it
+      // too); a graphql-ws operation has no request of its own and gets a fresh one.
+      correlationId: () => currentRequestId() ?? randomUUID(),
       onFault: (e, id) => logger.error({ correlationId: id, err: e }, 'unhandled fault'),
     });
+    const code = answered.extensions?.code;
+    metrics.errorAnswered(typeof code === 'string' ? code : 'INTERNAL_SERVER_ERROR');
+    return answered;
+  };
 }
 
 /** The remote address failed authentications are counted by (the socket's peer, no proxy trusted). */
@@ -134,9 +144,10 @@ export function graphqlOptions(
   config: AppConfig,
   authenticator: Authenticator,
   failures: AuthFailureLimiter,
+  metrics: Metrics,
 ): ApolloDriverConfig {
   const armor = createArmor().protect();
-  const formatError = errorFormatter(config);
+  const formatError = errorFormatter(config, metrics);
   return {
     path: '/graphql',
     // why: only `npm run schema:generate` and development write schema.gql; tests build in memory.

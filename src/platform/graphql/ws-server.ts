@@ -16,6 +16,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
+import { Metrics } from '../metrics/metrics';
 import { EventBus, Unsubscribe } from '../pubsub/event-bus';
 import { SharedCounters } from '../redis/shared-counters';
 import { originAllowed } from '../http/origin-policy';
@@ -76,6 +77,8 @@ export class GraphqlWsServer implements OnApplicationBootstrap, BeforeApplicatio
   private readonly perUser = new Map<number, number>();
   /** Each open connection's lease in Redis (the cap over all instances). */
   private readonly leases = new Map<WebSocket, { key: string; member: string }>();
+  /** The accepted connections, whose open operations `/metrics` counts. */
+  private readonly accepted = new Set<Ctx>();
   private readonly instance = randomUUID();
   private sequence = 0;
   private renewal: NodeJS.Timeout | null = null;
@@ -88,6 +91,7 @@ export class GraphqlWsServer implements OnApplicationBootstrap, BeforeApplicatio
     private readonly counters: SharedCounters,
     private readonly adapterHost: HttpAdapterHost,
     private readonly schemaHost: GraphQLSchemaHost,
+    private readonly metrics: Metrics,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -96,6 +100,9 @@ export class GraphqlWsServer implements OnApplicationBootstrap, BeforeApplicatio
     this.server = useServer(this.options() as ServerOptions, this.wss);
     this.httpServer = this.adapterHost.httpAdapter.getHttpServer() as Server;
     this.httpServer.on('upgrade', this.upgrade);
+    this.metrics.watchOpenSubscriptions(() =>
+      [...this.accepted].reduce((n, ctx) => n + Object.keys(ctx.subscriptions).length, 0),
+    );
     this.unsubscribe = await this.bus.subscribe<{ tokenId?: string }>(TOKEN_REVOKED_TOPIC, (e) => {
       for (const socket of this.byToken.get(e.tokenId ?? '') ?? []) {
         socket.close(WS_CLOSE.unauthorized, 'Token revoked');
@@ -136,7 +143,7 @@ export class GraphqlWsServer implements OnApplicationBootstrap, BeforeApplicatio
 
   private options(): ServerOptions<Record<string, unknown> | undefined, Extra> {
     const limits = operationLimits(this.config, createArmor().protect().validationRules);
-    const format = errorFormatter(this.config);
+    const format = errorFormatter(this.config, this.metrics);
     return {
       schema: this.schemaHost.schema,
       // why: graphql-ws calls a function context with its own ctx first, whose `extra` holds
@@ -144,6 +151,7 @@ export class GraphqlWsServer implements OnApplicationBootstrap, BeforeApplicatio
       context: graphqlContext(this.authenticator, this.failures),
       connectionInitWaitTimeout: this.config.wsConnectionInitTimeoutSeconds * 1000,
       onConnect: (ctx) => this.connect(ctx),
+      onClose: (ctx) => void this.accepted.delete(ctx),
       onSubscribe: (ctx, _id, payload) => {
         // why: graphql-ws has already entered the operation being subscribed in ctx.subscriptions.
         if (Object.keys(ctx.subscriptions).length > this.config.wsMaxSubscriptionsPerConnection) {
@@ -195,6 +203,7 @@ export class GraphqlWsServer implements OnApplicationBootstrap, BeforeApplicatio
       return false;
     }
     this.track(socket, user);
+    this.accepted.add(ctx);
     ctx.extra.user = user;
     return true;
   }

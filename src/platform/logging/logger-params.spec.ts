@@ -1,9 +1,9 @@
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import { pinoHttp, Options } from 'pino-http';
+import { pinoHttp } from 'pino-http';
 import { loadConfig } from '../../config/app-config';
-import { loggerParams } from './logger-params';
+import { httpLoggerOptions, logFormatOf } from './logger-params';
 
 /** Runs one request through pino-http with our params; returns the parsed log lines. */
 async function logOf(
@@ -17,8 +17,7 @@ async function logOf(
       done();
     },
   });
-  const params = loggerParams(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: logLevel }));
-  const middleware = pinoHttp(params.pinoHttp as Options, sink);
+  const middleware = pinoHttp(httpLoggerOptions(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: logLevel })), sink);
   const server: Server = createServer((req, res) => {
     middleware(req, res);
     req.resume();
@@ -80,5 +79,24 @@ describe('structured request logs', () => {
   it('logs nothing at LOG_LEVEL=silent (the tests default)', async () => {
     const { raw } = await logOf('silent', request);
     expect(raw).toBe('');
+  });
+});
+
+describe('the log format', () => {
+  const at = (env: Record<string, string>, tty: boolean) => logFormatOf(loadConfig(env), tty);
+
+  it('is readable on a terminal outside production, JSON on a pipe or a file', () => {
+    expect(at({}, true)).toBe('pretty');
+    expect(at({ NODE_ENV: 'test' }, true)).toBe('pretty');
+    expect(at({}, false)).toBe('json');
+  });
+
+  it('stays JSON in production, even on a terminal', () => {
+    expect(at({ NODE_ENV: 'production' }, true)).toBe('json');
+  });
+
+  it('follows LOG_FORMAT whatever the terminal and environment', () => {
+    expect(at({ NODE_ENV: 'production', LOG_FORMAT: 'pretty' }, false)).toBe('pretty');
+    expect(at({ LOG_FORMAT: 'json' }, true)).toBe('json');
   });
 });

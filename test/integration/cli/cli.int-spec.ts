@@ -3,7 +3,7 @@ import { EventBus } from '../../../src/platform/pubsub/event-bus';
 // The CLI as users run it: the compiled dist/src/cli.js in a child process, against a
 // temporary embedded DATA_DIR (and, with DATABASE_URL, against PostgreSQL test databases).
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DataSource } from 'typeorm';
@@ -18,6 +18,7 @@ import { count, createFreshDatabase, FreshDatabase, publicTables, snapshot } fro
 
 const ROOT = resolve(__dirname, '..', '..', '..');
 const CLI = join(ROOT, 'dist', 'src', 'cli.js');
+const BIN = join(ROOT, 'bin', 'countersign.js');
 const TOKEN_LINE = /^cs_[A-Za-z0-9_-]{43}$/;
 
 interface CliRun {
@@ -29,10 +30,10 @@ interface CliRun {
 }
 
 /** Runs the compiled CLI with only the environment given (plus PATH): no DATABASE_URL leaks in. */
-function cli(args: string[], env: Record<string, string>): Promise<CliRun> {
+function cli(args: string[], env: Record<string, string>, script = CLI): Promise<CliRun> {
   const started = Date.now();
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
+    const child = spawn(process.execPath, [script, ...args], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -251,6 +252,48 @@ describe('the CLI (compiled, in a child process)', () => {
       expect(stored).toEqual([{ n: 0 }]);
     }, 60_000);
 
+    it('lists every user once, with its groups and active tokens', async () => {
+      const run = await cli(['user', 'list'], embedded);
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      const users = await inDataDir(dataDir, (ds) => count(ds, 'app_user'));
+      expect(run.lines[0]).toBe(`Users (${users}):`);
+      expect(run.lines).toHaveLength(users + 1);
+      expect(run.lines.filter((l) => l.includes('  zoe  '))).toEqual([
+        expect.stringMatching(/"Zoe Z" {2}en {2}admin: no {2}groups: approvers,editors {2}active tokens: 1$/),
+      ]);
+      expect(run.stdout).not.toMatch(/cs_/);
+    }, 60_000);
+
+    it("lists a user's tokens and revokes one, then all, so they no longer authenticate", async () => {
+      const second = await cli(['token', 'create', '--user', 'zoe', '--label', 'spare'], embedded);
+      const spare = second.lines[second.lines.length - 1]!;
+      const list = await cli(['token', 'list', '--user', 'zoe'], embedded);
+      expect(list.code).toBe(0);
+      expect(list.lines[0]).toBe('Tokens of "zoe" (2):');
+      expect(list.lines).toHaveLength(3);
+      expect(list.stdout).not.toContain(token);
+      const spareId = list.lines.find((l) => l.includes('"spare"'))!.split('  ')[0]!;
+      const revoked = (ds: DataSource) =>
+        ds.query<{ n: number }[]>(
+          `SELECT count(*)::int AS n FROM api_token t JOIN app_user u ON u.id = t.user_id
+           WHERE u.username = 'zoe' AND t.revoked_at IS NOT NULL`,
+        );
+
+      const one = await cli(['token', 'revoke', '--user', 'zoe', '--id', spareId], embedded);
+      expect(one.code).toBe(0);
+      expect(await inDataDir(dataDir, revoked)).toEqual([{ n: 1 }]);
+      expect(await inDataDir(dataDir, (ds) => authenticate(ds, spare))).toBeNull();
+      expect(await inDataDir(dataDir, (ds) => authenticate(ds, token))).not.toBeNull();
+
+      const all = await cli(['token', 'revoke', '--user', 'zoe', '--all'], embedded);
+      expect(all.code).toBe(0);
+      expect(await inDataDir(dataDir, revoked)).toEqual([{ n: 2 }]);
+      expect(await inDataDir(dataDir, (ds) => authenticate(ds, token))).toBeNull();
+      const users = await cli(['user', 'list'], embedded);
+      expect(users.stdout).toMatch(/ {2}zoe {2}.*active tokens: 0$/m);
+    }, 120_000);
+
     it('refuses a token for an unknown user, exiting 1 and creating nothing', async () => {
       const before = await inDataDir(dataDir, (ds) => count(ds, 'api_token'));
       const run = await cli(['token', 'create', '--user', 'nobody'], embedded);
@@ -259,6 +302,29 @@ describe('the CLI (compiled, in a child process)', () => {
       expect(run.stdout).toBe('');
       expect(await inDataDir(dataDir, (ds) => count(ds, 'api_token'))).toBe(before);
     }, 60_000);
+  });
+
+  describe('the countersign bin (npx countersign, npm run cli)', () => {
+    const source = join(ROOT, 'src', 'cli.ts');
+
+    it('runs the build as it is when no source changed, and recompiles once after one did', async () => {
+      await cli(['--help'], embedded, BIN); // compiles at most once after buildCli
+      const built = statSync(CLI).mtimeMs;
+      const fresh = await cli(['user', 'list', '--help'], embedded, BIN);
+      expect(fresh.code).toBe(0);
+      expect(fresh.stderr).toBe('');
+      expect(fresh.stdout).toMatch(/^Usage: npm run cli -- user list/);
+      expect(statSync(CLI).mtimeMs).toBe(built);
+
+      const now = new Date();
+      utimesSync(source, now, now); // an edit, as far as mtimes go
+      const changed = await cli(['--help'], embedded, BIN);
+      expect(changed.code).toBe(0);
+      expect(changed.stderr).toMatch(/src\/cli\.ts changed; compiling the server/);
+      const again = await cli(['--help'], embedded, BIN);
+      expect(again.stderr).toBe('');
+      expect(again.stdout).toBe(changed.stdout);
+    }, 180_000);
   });
 
   describe('while another process holds DATA_DIR', () => {

@@ -1,9 +1,15 @@
+import type { ErrorCode } from './generated';
+
+/** The codes the client makes up itself: the server cannot be reached, the live connection is gone. */
+export type ClientErrorCode = 'NETWORK' | 'LIVE_CONNECTION_LOST';
+
 /**
- * A readable sentence for every `extensions.code` of the contract's ErrorCode (and the two the
- * client makes up itself: NETWORK, LIVE_CONNECTION_LOST, and a hand-back nobody recognises). The server's own
- * message is for developers; a person reads these.
+ * A readable sentence for every `extensions.code` of the contract's ErrorCode (the type
+ * generated from schema.gql, so a new code fails `npm run check` until it has a sentence here),
+ * and for the client's own NETWORK and LIVE_CONNECTION_LOST. The server's own message is for
+ * developers; a person reads these.
  */
-export const REFUSAL_MESSAGES: Readonly<Record<string, string>> = {
+export const REFUSAL_MESSAGES: Readonly<Record<ErrorCode | ClientErrorCode, string>> = {
   UNAUTHENTICATED: 'This token is not valid (unknown, revoked or expired). Sign in again.',
   FORBIDDEN: 'You may not do this.',
   NOT_FOUND: 'This no longer exists, or you may not see it.',
@@ -43,9 +49,12 @@ export const REFUSAL_MESSAGES: Readonly<Record<string, string>> = {
   LIVE_CONNECTION_LOST: 'Live connection lost: updates have stopped. Reload the page to reconnect.',
 };
 
-/** The readable message for a code; a generic sentence for a code this client does not know. */
+const isKnown = (code: string): code is ErrorCode | ClientErrorCode => Object.hasOwn(REFUSAL_MESSAGES, code);
+
+/**
+ * The readable message for a code; a generic sentence for a code this client does not know (a
+ * newer server's, or a hand-back nobody recognises).
+ */
 export function refusalMessage(code: string): string {
-  return Object.hasOwn(REFUSAL_MESSAGES, code)
-    ? (REFUSAL_MESSAGES[code] as string)
-    : `The server refused this (${code}).`;
+  return isKnown(code) ? REFUSAL_MESSAGES[code] : `The server refused this (${code}).`;
 }

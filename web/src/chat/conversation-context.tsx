@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'react';
 import type { Api } from '../api/graphql';
 import { PAGE_CONTEXT } from '../api/operations';
-import type { Conversation, ConversationStatus } from '../api/types';
+import type { PageContextQuery } from '../api/generated';
+import type { Conversation, ConversationStatus, PageContext } from '../api/types';
 
 const STATUS_TEXT: Record<ConversationStatus, string> = {
   IDLE: 'Ready',
@@ -10,12 +11,6 @@ const STATUS_TEXT: Record<ConversationStatus, string> = {
   AWAITING_INPUT: 'Waits for your answer',
   FAILED: 'Failed',
 };
-
-interface PageContext {
-  title: string;
-  slug: string;
-  site: { name: string; languages: Array<{ id: string; languageId: number; title: string }> } | null;
-}
 
 /** The page and language the conversation is about, and its status. */
 export function ConversationContext({
@@ -32,7 +27,7 @@ export function ConversationContext({
   useEffect(() => {
     if (!pageId) return;
     let live = true;
-    api.request<{ page: PageContext | null }>(PAGE_CONTEXT, { id: pageId, languageId: languageId ?? 0 }).then(
+    api.request<PageContextQuery>(PAGE_CONTEXT, { id: pageId, languageId: languageId ?? 0 }).then(
       (data) => live && setPage(data.page),
       () => live && setPage(null),
     );

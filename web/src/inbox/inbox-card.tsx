@@ -1,6 +1,7 @@
 import { useCallback, useId } from 'react';
 import { ApiError, type Api } from '../api/graphql';
 import { APPROVE_RUN, DENY_RUN, RUN_HAND_BACK, SUBMIT_RUN_INPUT } from '../api/operations';
+import type { RunHandBackQuery } from '../api/generated';
 import { refusalMessage } from '../api/refusals';
 import type { InboxItem, RunProgressEvent, RunStatus } from '../api/types';
 import { DecisionPanel } from '../components/decision-panel';
@@ -47,9 +48,7 @@ export function InboxCard({ api, item, onDecide, onRefused, onSettled }: Props) 
         const waiting = WAITING.has(event.status);
         let handBackCode: string | null = null;
         if (waiting && event.turn <= turn) {
-          const data = await api
-            .request<{ run: { handBack: { code: string } | null } | null }>(RUN_HAND_BACK, { id: run.id })
-            .catch(() => null);
+          const data = await api.request<RunHandBackQuery>(RUN_HAND_BACK, { id: run.id }).catch(() => null);
           handBackCode = data?.run?.handBack?.code ?? 'RUN_NOT_WAITING';
         }
         onSettled(item, {

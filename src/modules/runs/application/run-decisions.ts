@@ -14,6 +14,7 @@ import { Refusal } from '../../../common/refusal';
 import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
 import { TransactionRunner, type Tx } from '../../../platform/database/transaction-runner';
+import { Metrics } from '../../../platform/metrics/metrics';
 import type { ConfigurationView } from '../../configurations';
 import type { RunView } from '../core/run-view';
 import { RunsRepository, type Lease } from '../persistence/runs.repository';
@@ -74,6 +75,7 @@ export class RunDecisions {
     private readonly transactions: TransactionRunner,
     private readonly signal: WorkSignal,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly metrics: Metrics,
   ) {}
 
   /** The paused state a waiting run holds; STATE_UNREADABLE where it cannot be read (it keeps waiting). */
@@ -126,6 +128,7 @@ export class RunDecisions {
         throw new Refusal('NOT_AUDITABLE', 'The decision could not be recorded, so nothing was done');
       }
       tx.afterCommit(() => this.announceClaim(run, step, sequence));
+      tx.afterCommit(() => this.metrics.decisionTaken(decision.kind, 'inline'));
       const now = {
         ...run,
         status: 'RUNNING',
@@ -167,6 +170,7 @@ export class RunDecisions {
       });
       if (!recorded) throw await this.lostClaim(tx, on);
       await policy(tx);
+      tx.afterCommit(() => this.metrics.decisionTaken(decision.kind, 'durable'));
       tx.afterCommit(async () => {
         await this.events.inboxChanged(run.id);
         await this.events.progress(run.id, run.stepCount, 'DECISION_RECORDED', run.turn);

@@ -27,6 +27,7 @@ import type { RunView } from '../core/run-view';
 import { AGENT_TOOLS } from './agent-tools';
 import { OwnerContentPort } from './content-port.adapter';
 import { RunEventsPublisher } from './run-events';
+import { Metrics } from '../../../platform/metrics/metrics';
 import { RunSettler } from './run-settler';
 import { StateVault } from './state-vault';
 
@@ -68,6 +69,7 @@ export class RunExecutor implements OnApplicationShutdown {
     private readonly transactions: TransactionRunner,
     @Inject(AGENT_TOOLS) private readonly tools: ToolRegistry,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly metrics: Metrics,
   ) {}
 
   /** Starts a segment in the background; never throws, settles the run however it ends. */
@@ -111,7 +113,8 @@ export class RunExecutor implements OnApplicationShutdown {
 
   private async execute(segment: Segment, signal: AbortSignal): Promise<void> {
     const { run, lease } = segment;
-    const live: Live = { stepCount: run.stepCount, turn: run.turn, lastProgressAt: Date.now() };
+    const startedAt = Date.now();
+    const live: Live = { stepCount: run.stepCount, turn: run.turn, lastProgressAt: startedAt };
     const heartbeat = setInterval(
       () => void this.repository.renewLease(lease, this.config.runLeaseSeconds).catch(() => false),
       Math.max(250, (this.config.runLeaseSeconds * 1000) / 3),
@@ -123,6 +126,7 @@ export class RunExecutor implements OnApplicationShutdown {
       const ports = this.ports(segment, owner, live, signal);
       const outcome = await this.play(segment, owner, ports);
       await this.finish(segment, outcome, signal);
+      this.metrics.segmentFinished(segmentKind(segment), outcome.kind, (Date.now() - startedAt) / 1000);
     } catch (e) {
       if (e instanceof LeaseLostError) {
         this.logger.warn({ runId: run.id }, 'lease lost; this process stops the run here');
@@ -217,6 +221,7 @@ export class RunExecutor implements OnApplicationShutdown {
       },
       onStep: (step: Step, receipt: StepReceipt | void) => {
         if (!receipt) return;
+        this.metrics.stepRecorded(step.kind, step.durationMs / 1000);
         live.lastProgressAt = Date.now();
         const at = new Date().toISOString();
         void this.events.step(run.id, { sequence: receipt.sequence, ...step, at }, 'RUNNING', live.turn);
@@ -297,4 +302,9 @@ export class RunExecutor implements OnApplicationShutdown {
 function withContext(systemPrompt: string, note: string | undefined): string {
   if (!note) return systemPrompt;
   return systemPrompt.trim() === '' ? note : `${systemPrompt}\n\n${note}`;
+}
+
+/** A continuation carries out a decision; anything else starts (or restarts) the run. */
+function segmentKind(segment: Segment): 'start' | 'continuation' {
+  return segment.decision !== undefined || segment.checkpoint.kind === 'decided' ? 'continuation' : 'start';
 }

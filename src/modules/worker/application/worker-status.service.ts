@@ -4,6 +4,7 @@ import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
 import { RequestContext } from '../../../platform/auth/request-context';
 import { forbidden } from '../../../common/refusal';
+import type { RunCensus } from '../../../platform/metrics/metrics';
 import { healthProblems, WorkerFigures } from '../core/worker-health';
 import { WorkBacklogRepository } from '../persistence/work-backlog.repository';
 import { WorkerHeartbeatRepository } from '../persistence/worker-heartbeat.repository';
@@ -40,6 +41,16 @@ export class WorkerStatusService {
   async status(ctx: RequestContext): Promise<WorkerStatus> {
     if (!ctx.isAdmin) throw forbidden('Only admins may see the worker status');
     return this.read();
+  }
+
+  /** What `/metrics` reads at each scrape: unfinished runs by status, the oldest wait, live workers. */
+  async census(): Promise<RunCensus> {
+    const runs = await this.backlog.unfinishedRuns();
+    return {
+      unfinishedByStatus: runs.byStatus,
+      oldestWaitingSeconds: runs.oldestWaitingSeconds,
+      liveWorkers: await this.heartbeats.countLive(this.config.workerLivenessSeconds),
+    };
   }
 
   /** The figures and the verdict, for the API and the CLI alike; no access check. */

@@ -43,4 +43,28 @@ export class WorkBacklogRepository {
       oldestWaitSeconds: row?.oldest_wait_seconds == null ? null : Math.max(0, row.oldest_wait_seconds),
     };
   }
+
+  /**
+   * Runs not yet finished, by status, and how long the longest-waiting one (approval or input)
+   * has waited: one pass over the unfinished runs only (`run_status_idx`), however many
+   * finished runs the table holds.
+   */
+  async unfinishedRuns(): Promise<{ byStatus: Record<string, number>; oldestWaitingSeconds: number | null }> {
+    const rows: Array<{ status: string; n: number; oldest: number | null }> = await managerOf(
+      this.dataSource,
+    ).query(
+      `SELECT status, count(*)::int AS n,
+              floor(extract(epoch FROM now() - min(waiting_since)))::int AS oldest
+         FROM run
+        WHERE status IN ('QUEUED', 'RUNNING', 'WAITING_FOR_APPROVAL', 'WAITING_FOR_INPUT', 'DECISION_RECORDED')
+        GROUP BY status`,
+    );
+    const byStatus: Record<string, number> = {};
+    let oldest: number | null = null;
+    for (const r of rows) {
+      byStatus[r.status] = r.n;
+      if (r.status.startsWith('WAITING_') && r.oldest !== null) oldest = Math.max(oldest ?? 0, r.oldest, 0);
+    }
+    return { byStatus, oldestWaitingSeconds: oldest };
+  }
 }

@@ -1,0 +1,42 @@
+/**
+ * What the application tells operators (`GET /metrics`, docs/operations.md "Metrics"): a port
+ * the places that decide, refuse, execute and stream call, so none of them knows Prometheus.
+ * The figures that live in the database (runs by status, waits, queue, workers) are not pushed
+ * but read when scraped, from the census a module registers with `watchCensus`.
+ */
+export abstract class Metrics {
+  /** A decision was claimed (inline) or recorded (durable), counted once it committed. */
+  abstract decisionTaken(kind: DecisionKindLabel, path: DecisionPathLabel): void;
+  /** An error a client received, by its `extensions.code` (INTERNAL_SERVER_ERROR is a fault). */
+  abstract errorAnswered(code: string): void;
+  /** A run segment ended under its lease: a start, or the continuation of a decision. */
+  abstract segmentFinished(segment: 'start' | 'continuation', outcome: string, seconds: number): void;
+  /** A step the runtime recorded, with the time it took. */
+  abstract stepRecorded(kind: string, seconds: number): void;
+  /** Reads the operations open over graphql-ws at each scrape. */
+  abstract watchOpenSubscriptions(read: () => number): void;
+  /** Reads the run and worker figures from the database at each scrape. */
+  abstract watchCensus(read: () => Promise<RunCensus>): void;
+}
+
+export type DecisionKindLabel = 'approve' | 'deny' | 'input';
+export type DecisionPathLabel = 'inline' | 'durable';
+
+/** The database's figures at a scrape. */
+export interface RunCensus {
+  /** Runs not yet finished, by status (finished runs only ever grow: not counted). */
+  readonly unfinishedByStatus: Readonly<Record<string, number>>;
+  /** Seconds the longest-waiting run (approval or input) has waited; null when none waits. */
+  readonly oldestWaitingSeconds: number | null;
+  readonly liveWorkers: number;
+}
+
+/** Metrics switched off (`METRICS_ENABLED=false`, and the worker process): records nothing. */
+export class NoMetrics extends Metrics {
+  decisionTaken(): void {}
+  errorAnswered(): void {}
+  segmentFinished(): void {}
+  stepRecorded(): void {}
+  watchOpenSubscriptions(): void {}
+  watchCensus(): void {}
+}

@@ -1,0 +1,131 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { DecisionKindLabel, DecisionPathLabel, Metrics, RunCensus } from './metrics';
+
+/** The statuses of a run that is not finished: each gets a `countersign_runs` series, 0 or not. */
+const UNFINISHED = ['QUEUED', 'RUNNING', 'WAITING_FOR_APPROVAL', 'WAITING_FOR_INPUT', 'DECISION_RECORDED'];
+const WAITING = ['WAITING_FOR_APPROVAL', 'WAITING_FOR_INPUT'];
+
+/**
+ * The metrics in Prometheus' text format (prom-client), on a registry of this application's
+ * own (several applications in one process, as in the tests, never share a series).
+ */
+export class PrometheusMetrics extends Metrics {
+  readonly registry = new Registry();
+  private census: (() => Promise<RunCensus>) | null = null;
+  private openSubscriptions: () => number = () => 0;
+
+  private readonly decisions = new Counter({
+    name: 'countersign_decisions_total',
+    help: 'Decisions taken (approveRun, denyRun, submitRunInput and their chat forms), by kind and path',
+    labelNames: ['outcome', 'path'],
+    registers: [this.registry],
+  });
+  private readonly refusals = new Counter({
+    name: 'countersign_refusals_total',
+    help: 'Errors answered to clients with a contract code (refusals and bad input), by code',
+    labelNames: ['code'],
+    registers: [this.registry],
+  });
+  private readonly faults = new Counter({
+    name: 'countersign_faults_total',
+    help: 'Errors answered INTERNAL_SERVER_ERROR (logged with their correlation id)',
+    registers: [this.registry],
+  });
+  private readonly segments = new Histogram({
+    name: 'countersign_run_segment_duration_seconds',
+    help: 'Time a run segment ran under its lease: a start, or the continuation of a decision',
+    labelNames: ['segment', 'outcome'],
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+    registers: [this.registry],
+  });
+  private readonly steps = new Histogram({
+    name: 'countersign_step_duration_seconds',
+    help: 'Time a recorded step took (model call, tool call, decision), by kind',
+    labelNames: ['kind'],
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
+  private readonly runs = new Gauge({
+    name: 'countersign_runs',
+    help: 'Runs not yet finished, by status (read from the database at each scrape)',
+    labelNames: ['status'],
+    registers: [this.registry],
+  });
+  private readonly waiting = new Gauge({
+    name: 'countersign_waiting_runs',
+    help: 'Runs waiting for a person (approval or input)',
+    registers: [this.registry],
+  });
+  private readonly oldestWait = new Gauge({
+    name: 'countersign_oldest_waiting_run_age_seconds',
+    help: 'How long the longest-waiting run has waited for a person; 0 when none waits',
+    registers: [this.registry],
+  });
+  private readonly queueDepth = new Gauge({
+    name: 'countersign_decision_queue_depth',
+    help: 'Recorded decisions (durable path) waiting for a worker to carry them out',
+    registers: [this.registry],
+  });
+  private readonly liveWorkers = new Gauge({
+    name: 'countersign_live_workers',
+    help: 'Workers whose heartbeat is fresh (WORKER_LIVENESS_SECONDS)',
+    registers: [this.registry],
+  });
+
+  constructor() {
+    super();
+    const read = () => this.openSubscriptions();
+    new Gauge({
+      name: 'countersign_open_subscriptions',
+      help: 'Operations open over graphql-ws on this instance (subscriptions, almost all)',
+      registers: [this.registry],
+      collect() {
+        this.set(read());
+      },
+    });
+  }
+
+  decisionTaken(kind: DecisionKindLabel, path: DecisionPathLabel): void {
+    this.decisions.inc({ outcome: kind, path });
+  }
+
+  errorAnswered(code: string): void {
+    if (code === 'INTERNAL_SERVER_ERROR') this.faults.inc();
+    else this.refusals.inc({ code });
+  }
+
+  segmentFinished(segment: 'start' | 'continuation', outcome: string, seconds: number): void {
+    this.segments.observe({ segment, outcome }, seconds);
+  }
+
+  stepRecorded(kind: string, seconds: number): void {
+    this.steps.observe({ kind }, seconds);
+  }
+
+  watchOpenSubscriptions(read: () => number): void {
+    this.openSubscriptions = read;
+  }
+
+  watchCensus(read: () => Promise<RunCensus>): void {
+    this.census = read;
+  }
+
+  /** The text a scrape gets: the database's figures read once, then every series. */
+  async render(): Promise<string> {
+    if (this.census) this.record(await this.census());
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  private record(census: RunCensus): void {
+    const count = (status: string) => census.unfinishedByStatus[status] ?? 0;
+    for (const status of UNFINISHED) this.runs.set({ status }, count(status));
+    this.waiting.set(WAITING.reduce((sum, s) => sum + count(s), 0));
+    this.oldestWait.set(census.oldestWaitingSeconds ?? 0);
+    this.queueDepth.set(count('DECISION_RECORDED'));
+    this.liveWorkers.set(census.liveWorkers);
+  }
+}
