@@ -127,6 +127,12 @@ describe('retention sweep', () => {
     expect(res.data!.run.steps.nodes).toEqual([]);
     expect(Date.parse(res.data!.run.stepsRemovedAt!)).toBeGreaterThan(Date.now() - 60_000);
 
+    // The metrics report the same totals.
+    const metrics = await (await fetch(t.url.replace(/\/graphql$/, '/metrics'))).text();
+    expect(metrics).toContain('countersign_retention_removed_total{kind="runs"} 15');
+    expect(metrics).toContain('countersign_retention_removed_total{kind="stripped_runs"} 15');
+    expect(metrics).toContain('countersign_retention_removed_total{kind="steps"} 90');
+
     // Nothing is left to do.
     expect(await sweep.sweepOnce()).toEqual({
       runsRemoved: 0,

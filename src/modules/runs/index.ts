@@ -1,6 +1,6 @@
 export { RunsModule } from './runs.module';
 export { RunsService } from './application/runs.service';
-export { RunRetention, type RetentionPass, type RetentionTotals } from './application/run-retention';
+export { RunRetention, type RetentionPass } from './application/run-retention';
 export {
   RunLists,
   MAX_RUN_PAGE,

@@ -13,6 +13,8 @@ export abstract class Metrics {
   abstract segmentFinished(segment: 'start' | 'continuation', outcome: string, seconds: number): void;
   /** A step the runtime recorded, with the time it took. */
   abstract stepRecorded(kind: string, seconds: number): void;
+  /** The retention sweep removed finished runs (with their steps) or only their steps. */
+  abstract retentionRemoved(removed: { runs: number; strippedRuns: number; steps: number }): void;
   /** Reads the operations open over graphql-ws at each scrape. */
   abstract watchOpenSubscriptions(read: () => number): void;
   /** Reads the run and worker figures from the database at each scrape. */
@@ -37,6 +39,7 @@ export class NoMetrics extends Metrics {
   errorAnswered(): void {}
   segmentFinished(): void {}
   stepRecorded(): void {}
+  retentionRemoved(): void {}
   watchOpenSubscriptions(): void {}
   watchCensus(): void {}
 }

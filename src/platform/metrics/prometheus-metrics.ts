@@ -45,6 +45,12 @@ export class PrometheusMetrics extends Metrics {
     buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [this.registry],
   });
+  private readonly retention = new Counter({
+    name: 'countersign_retention_removed_total',
+    help: 'What the retention sweep deleted: finished runs (with their steps and decisions), runs stripped of their steps, steps',
+    labelNames: ['kind'],
+    registers: [this.registry],
+  });
   private readonly runs = new Gauge({
     name: 'countersign_runs',
     help: 'Runs not yet finished, by status (read from the database at each scrape)',
@@ -100,6 +106,12 @@ export class PrometheusMetrics extends Metrics {
 
   stepRecorded(kind: string, seconds: number): void {
     this.steps.observe({ kind }, seconds);
+  }
+
+  retentionRemoved(removed: { runs: number; strippedRuns: number; steps: number }): void {
+    this.retention.inc({ kind: 'runs' }, removed.runs);
+    this.retention.inc({ kind: 'stripped_runs' }, removed.strippedRuns);
+    this.retention.inc({ kind: 'steps' }, removed.steps);
   }
 
   watchOpenSubscriptions(read: () => number): void {

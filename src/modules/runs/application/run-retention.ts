@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { AppConfig, RetentionSettings } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
+import { Metrics } from '../../../platform/metrics/metrics';
 import { RunRetentionRepository } from '../persistence/run-retention.repository';
 
 /** What one pass of the sweep removed. */
@@ -15,13 +16,6 @@ export interface RetentionPass {
   readonly more: boolean;
 }
 
-/** Totals since the process started, for the metrics. */
-export interface RetentionTotals {
-  runsStripped: number;
-  runsRemoved: number;
-  stepsRemoved: number;
-}
-
 /**
  * Retention of finished runs (docs/operations.md): with RETENTION_STEPS_DAYS their steps are
  * deleted that long after they finished (the run row, its answer, usage and decisions stay,
@@ -32,10 +26,10 @@ export interface RetentionTotals {
 export class RunRetention {
   private readonly logger = new Logger(RunRetention.name);
   private readonly settings: RetentionSettings;
-  readonly totals: RetentionTotals = { runsStripped: 0, runsRemoved: 0, stepsRemoved: 0 };
 
   constructor(
     private readonly repository: RunRetentionRepository,
+    private readonly metrics: Metrics,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.settings = config.retention;
@@ -67,9 +61,11 @@ export class RunRetention {
       stepsRemoved: stripped.steps + removed.steps,
       more: stripped.runs >= batchRuns || removed.runs >= batchRuns,
     };
-    this.totals.runsStripped += pass.runsStripped;
-    this.totals.runsRemoved += pass.runsRemoved;
-    this.totals.stepsRemoved += pass.stepsRemoved;
+    this.metrics.retentionRemoved({
+      runs: pass.runsRemoved,
+      strippedRuns: pass.runsStripped,
+      steps: pass.stepsRemoved,
+    });
     if (pass.runsStripped + pass.runsRemoved > 0) {
       this.logger.log(
         { runsRemoved: pass.runsRemoved, runsStripped: pass.runsStripped, stepsRemoved: pass.stepsRemoved },
