@@ -14,12 +14,18 @@ import { AuditResolver } from './graphql/audit.resolver';
 import { AuthRepository } from './persistence/auth.repository';
 import { UsersRepository } from './persistence/users.repository';
 
+import { IdentityPagesResolver } from './graphql/identity-pages.resolver';
+import { IdentityPages } from './application/identity-pages';
+import { IdentityPagesRepository } from './persistence/identity-pages.repository';
 @Module({
   providers: [
     ViewerResolver,
     UsersResolver,
     ApiTokensResolver,
     AuditResolver,
+    IdentityPagesResolver,
+    IdentityPages,
+    IdentityPagesRepository,
     UsersService,
     AuditTrail,
     AuditRepository,

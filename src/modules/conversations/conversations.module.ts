@@ -10,6 +10,9 @@ import { ConversationSync } from './application/conversation-sync';
 import { ConversationsService } from './application/conversations.service';
 import { ConversationDecisions } from './application/conversation-decisions';
 import { ConversationsResolver } from './graphql/conversations.resolver';
+import { ConversationPagesResolver } from './graphql/conversation-pages.resolver';
+import { ConversationPages } from './application/conversation-pages';
+import { ConversationPagesRepository } from './persistence/conversation-pages.repository';
 import { ConversationsRepository } from './persistence/conversations.repository';
 import { TurnInputsReader } from './application/turn-inputs';
 
@@ -27,6 +30,9 @@ import { TurnInputsReader } from './application/turn-inputs';
     ConversationsService,
     ConversationDecisions,
     ConversationsResolver,
+    ConversationPagesResolver,
+    ConversationPages,
+    ConversationPagesRepository,
   ],
   exports: [ConversationsService, ConversationSync],
 })

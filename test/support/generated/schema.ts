@@ -31,11 +31,26 @@ export type ApiToken = {
   revokedAt: Maybe<Scalars['DateTime']['output']>;
 };
 
+/** A page of a user's tokens (docs/pagination.md). */
+export type ApiTokenConnection = {
+  __typename?: 'ApiTokenConnection';
+  edges: Array<ApiTokenEdge>;
+  nodes: Array<ApiToken>;
+  pageInfo: PageInfo;
+};
+
 export type ApiTokenCreated = {
   __typename?: 'ApiTokenCreated';
   /** Shown once; only a hash is stored. */
   token: Scalars['String']['output'];
   tokenId: Scalars['ID']['output'];
+};
+
+export type ApiTokenEdge = {
+  __typename?: 'ApiTokenEdge';
+  /** Pass as `after` to continue after this row. */
+  cursor: Scalars['String']['output'];
+  node: ApiToken;
 };
 
 export type ApproveRunInput = {
@@ -106,6 +121,8 @@ export type Conversation = {
   /** The last run of a turn: the next turn continues from it. */
   lastRunId: Maybe<Scalars['ID']['output']>;
   messages: Array<Message>;
+  /** The messages by cursor: forward with first/after (oldest first), or backward with last/before (the latest `last` first, what a chat window shows; then `before: pageInfo.startCursor` to scroll up). Rows are oldest first within every page. */
+  messagesConnection: MessageConnection;
   owner: User;
   /** The decision card, while it waits. */
   pending: Maybe<PendingTurn>;
@@ -114,6 +131,29 @@ export type Conversation = {
   title: Scalars['String']['output'];
   updatedAt: Scalars['DateTime']['output'];
   viewContext: ViewContext;
+};
+
+
+export type ConversationMessagesConnectionArgs = {
+  after: InputMaybe<Scalars['String']['input']>;
+  before: InputMaybe<Scalars['String']['input']>;
+  first: InputMaybe<Scalars['Int']['input']>;
+  last: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** A page of conversations (docs/pagination.md). */
+export type ConversationConnection = {
+  __typename?: 'ConversationConnection';
+  edges: Array<ConversationEdge>;
+  nodes: Array<Conversation>;
+  pageInfo: PageInfo;
+};
+
+export type ConversationEdge = {
+  __typename?: 'ConversationEdge';
+  /** Pass as `after` to continue after this row. */
+  cursor: Scalars['String']['output'];
+  node: Conversation;
 };
 
 export type ConversationEvent = {
@@ -345,6 +385,21 @@ export type Message = {
   text: Scalars['String']['output'];
 };
 
+/** A page of a conversation’s messages, oldest first within the page. */
+export type MessageConnection = {
+  __typename?: 'MessageConnection';
+  edges: Array<MessageEdge>;
+  nodes: Array<Message>;
+  pageInfo: PageInfo;
+};
+
+export type MessageEdge = {
+  __typename?: 'MessageEdge';
+  /** Pass as `after` to continue after this row. */
+  cursor: Scalars['String']['output'];
+  node: Message;
+};
+
 export type MessageRole =
   | 'ASSISTANT'
   | 'NOTICE'
@@ -570,12 +625,16 @@ export type Query = {
   __typename?: 'Query';
   /** A user's tokens, newest first (revoked and expired included): one's own; admins: anyone's. */
   apiTokens: Array<ApiToken>;
+  /** A user's tokens, newest first, paged by cursor: one's own; admins: anyone's. */
+  apiTokensConnection: ApiTokenConnection;
   /** Admin: changes to users and tokens, newest first; by or about `userId` when given. */
   auditEvents: Array<AuditEvent>;
   configurations: Array<Configuration>;
   conversation: Maybe<Conversation>;
   /** The viewer's conversations, most recently active first. */
   conversations: Array<Conversation>;
+  /** The viewer's conversations, most recently active first, paged by cursor (first, after). */
+  conversationsConnection: ConversationConnection;
   groups: Array<Group>;
   /** The inbox: runs waiting for a decision that the viewer may make, longest wait first. For pages with cursors use inboxConnection. */
   inbox: Array<InboxItem>;
@@ -594,12 +653,21 @@ export type Query = {
   skillVersions: Array<SkillVersion>;
   tasks: Array<Task>;
   users: Array<User>;
+  /** Admins: every user by id, paged by cursor (first, after). */
+  usersConnection: UserConnection;
   viewer: Viewer;
   workerStatus: WorkerStatus;
 };
 
 
 export type QueryApiTokensArgs = {
+  userId: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+export type QueryApiTokensConnectionArgs = {
+  after: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
   userId: InputMaybe<Scalars['ID']['input']>;
 };
 
@@ -612,6 +680,12 @@ export type QueryAuditEventsArgs = {
 
 export type QueryConversationArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type QueryConversationsConnectionArgs = {
+  after: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -647,6 +721,12 @@ export type QueryRunsArgs = {
 
 export type QuerySkillVersionsArgs = {
   skillId: Scalars['ID']['input'];
+};
+
+
+export type QueryUsersConnectionArgs = {
+  after: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 export type Run = {
@@ -993,6 +1073,21 @@ export type User = {
   /** "en", "de", ...; used to render notices */
   locale: Scalars['String']['output'];
   username: Scalars['String']['output'];
+};
+
+/** A page of users (docs/pagination.md). */
+export type UserConnection = {
+  __typename?: 'UserConnection';
+  edges: Array<UserEdge>;
+  nodes: Array<User>;
+  pageInfo: PageInfo;
+};
+
+export type UserEdge = {
+  __typename?: 'UserEdge';
+  /** Pass as `after` to continue after this row. */
+  cursor: Scalars['String']['output'];
+  node: User;
 };
 
 export type ViewContext = {

@@ -61,7 +61,7 @@ export class ApiTokensResolver {
   }
 }
 
-function toApiTokenModel(t: TokenView): ApiTokenModel {
+export function toApiTokenModel(t: TokenView): ApiTokenModel {
   return {
     id: t.id,
     label: t.label,

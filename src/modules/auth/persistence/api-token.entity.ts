@@ -11,6 +11,8 @@ import { UserEntity } from './user.entity';
 
 /** A personal access token; only the SHA-256 of the secret is kept. */
 @Entity({ name: 'api_token' })
+// A user's tokens newest first (docs/pagination.md).
+@Index('api_token_user_created_idx', ['userId', 'createdAt', 'id'])
 export class ApiTokenEntity {
   @PrimaryGeneratedColumn('uuid')
   id: string;

@@ -88,7 +88,7 @@ function updated<T>(result: unknown): T[] {
   return Array.isArray(result[0]) ? (result[0] as T[]) : (result as T[]);
 }
 
-function toTokenView(r: ApiTokenEntity, owner: NonNullable<ApiTokenEntity['user']>): TokenView {
+export function toTokenView(r: ApiTokenEntity, owner: NonNullable<ApiTokenEntity['user']>): TokenView {
   return {
     id: r.id,
     label: r.label,

@@ -16,7 +16,8 @@ import { UserEntity } from '../../auth/persistence/user.entity';
  * on their own (setConversationSkill), never by a turn settling.
  */
 @Entity({ name: 'conversation' })
-@Index('conversation_owner_idx', ['ownerId', 'updatedAt'])
+// The owner's list, in its order (docs/pagination.md); archived conversations are never listed.
+@Index('conversation_owner_active_idx', ['ownerId', 'updatedAt', 'id'], { where: '"archived_at" IS NULL' })
 @Index('conversation_active_run_idx', ['activeRunId'], { where: '"active_run_id" IS NOT NULL' })
 export class ConversationEntity {
   @PrimaryColumn({ type: 'uuid' })
