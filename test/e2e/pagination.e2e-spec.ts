@@ -1,7 +1,14 @@
 // Cursor pagination of the lists that grow (docs/pagination.md): runs, the inbox, a run's
-// steps. Every row once, in the documented order, across ties at the same instant; opaque
-// cursors that refuse to page another list; the deprecated offsets keep working.
-import { bootTestApp, errorCode, type TestApp } from '../support/test-app';
+// steps, the chat's conversations and messages, users and tokens. Every row once, in the
+// documented order, across ties at the same instant; opaque cursors that refuse to page another
+// list; the deprecated offsets keep working; Apollo Client's relayStylePagination merges the pages.
+// why: Apollo Client 3's subpath packages are ESM with a CommonJS build beside them (see
+// client-ids.e2e-spec.ts); the test imports those builds by file.
+import { InMemoryCache } from '@apollo/client/cache/cache.cjs';
+import { gql } from '@apollo/client/core/core.cjs';
+import { relayStylePagination } from '@apollo/client/utilities/utilities.cjs';
+import { print } from 'graphql';
+import { bootTestApp, errorCode, type GqlResponse, type TestApp } from '../support/test-app';
 import { SEEDED_WORKSPACE, seedRuns } from '../../bench/support/volume';
 
 interface Page<T> {
@@ -189,4 +196,227 @@ describe('cursor pagination', () => {
     );
     expect(inbox.data!.inbox.map((i) => i.run.id)).toEqual(waiting.slice(2, 5));
   });
+});
+
+describe('cursor pagination of the chat and the identity lists', () => {
+  let t: TestApp;
+  let conversationId: string;
+
+  beforeAll(async () => {
+    t = await bootTestApp({ WORKER_ENABLED: 'false' });
+    const [{ id: adminId }] = (await t.dataSource.query(
+      `SELECT id FROM app_user WHERE username = 'admin'`,
+    )) as [{ id: number }];
+    // 9 conversations, three of them updated at the same instant; one archived (never listed).
+    await t.dataSource.query(
+      `INSERT INTO conversation (id, owner_id, title, updated_at, archived_at)
+       SELECT gen_random_uuid(), $1, 'c' || g, now() - make_interval(secs => (g / 3) * 60),
+              CASE WHEN g = 10 THEN now() END
+         FROM generate_series(1, 10) g`,
+      [adminId],
+    );
+    [{ id: conversationId }] = (await t.dataSource.query(
+      `SELECT id FROM conversation WHERE title = 'c1'`,
+    )) as [{ id: string }];
+    await t.dataSource.query(
+      `INSERT INTO conversation_message (conversation_id, role, text)
+       SELECT $1, CASE WHEN g % 2 = 0 THEN 'ASSISTANT' ELSE 'USER' END, 'm' || g FROM generate_series(1, 130) g`,
+      [conversationId],
+    );
+  }, 60_000);
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  type Conn<T> = Page<T>;
+
+  it('pages conversations most recently active first, archived ones left out', async () => {
+    const seen: string[] = [];
+    let after: string | null = null;
+    for (;;) {
+      const res: GqlResponse<{ conversationsConnection: Conn<{ title: string }> }> = await t.gql(
+        `query($after: String) { conversationsConnection(first: 4, after: $after) {
+           nodes { title } edges { cursor node { title } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }`,
+        { after },
+      );
+      expect(res.errors).toBeUndefined();
+      const page = res.data!.conversationsConnection;
+      seen.push(...page.nodes.map((n) => n.title));
+      if (!page.pageInfo.hasNextPage) break;
+      after = page.pageInfo.endCursor;
+    }
+    const expected = (
+      (await t.dataSource.query(
+        `SELECT title FROM conversation WHERE archived_at IS NULL ORDER BY updated_at DESC, id DESC`,
+      )) as Array<{ title: string }>
+    ).map((r) => r.title);
+    expect(seen).toEqual(expected);
+    expect(seen).toHaveLength(9);
+  });
+
+  it('pages messages forward from the oldest and backward from the latest, each once and in order', async () => {
+    const MESSAGES = `query($id: ID!, $first: Int, $after: String, $last: Int, $before: String) {
+      conversation(id: $id) { messagesConnection(first: $first, after: $after, last: $last, before: $before) {
+        nodes { text } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } } }`;
+    type MessagePage = { conversation: { messagesConnection: Conn<{ text: string }> } };
+    const all = Array.from({ length: 130 }, (_, i) => `m${i + 1}`);
+
+    const forward: string[] = [];
+    let after: string | null = null;
+    for (;;) {
+      const res: GqlResponse<MessagePage> = await t.gql(MESSAGES, { id: conversationId, first: 50, after });
+      const page = res.data!.conversation.messagesConnection;
+      forward.push(...page.nodes.map((n) => n.text));
+      if (!page.pageInfo.hasNextPage) break;
+      after = page.pageInfo.endCursor;
+    }
+    expect(forward).toEqual(all);
+
+    // Backward: the latest 50 first (oldest first within the page), then scroll up.
+    const pages: string[][] = [];
+    let before: string | null = null;
+    for (;;) {
+      const res: GqlResponse<MessagePage> = await t.gql(MESSAGES, { id: conversationId, last: 50, before });
+      const page = res.data!.conversation.messagesConnection;
+      pages.push(page.nodes.map((n) => n.text));
+      if (!page.pageInfo.hasPreviousPage) break;
+      before = page.pageInfo.startCursor;
+    }
+    expect(pages[0]).toEqual(all.slice(80));
+    expect(pages.reverse().flat()).toEqual(all);
+
+    const both = await t.gql(MESSAGES, { id: conversationId, first: 5, last: 5 });
+    expect(errorCode(both)).toBe('BAD_USER_INPUT');
+  });
+
+  it("pages users by id and a user's tokens newest first, for admins; tokens of others stay hidden", async () => {
+    const users = await t.gql<{ usersConnection: Conn<{ id: string }> }>(
+      `{ usersConnection(first: 2) { nodes { id } pageInfo { hasNextPage endCursor } } }`,
+    );
+    const rest = await t.gql<{ usersConnection: Conn<{ id: string }> }>(
+      `query($after: String) { usersConnection(first: 100, after: $after) { nodes { id } pageInfo { hasNextPage endCursor } } }`,
+      { after: users.data!.usersConnection.pageInfo.endCursor },
+    );
+    const ids = [...users.data!.usersConnection.nodes, ...rest.data!.usersConnection.nodes].map((u) =>
+      Number(u.id),
+    );
+    const expected = (
+      (await t.dataSource.query(`SELECT id FROM app_user ORDER BY id`)) as Array<{ id: number }>
+    ).map((r) => r.id);
+    expect(ids).toEqual(expected);
+    expect(errorCode(await t.gql(`{ usersConnection(first: 2) { nodes { id } } }`, {}, 'alice'))).toBe(
+      'FORBIDDEN',
+    );
+
+    for (let i = 0; i < 5; i++) {
+      await t.gql(
+        `mutation($label: String!) { createApiToken(userId: "${await idOf('alice')}", label: $label) { token } }`,
+        { label: `t${i}` },
+        'alice',
+      );
+    }
+    const TOKENS = `query($after: String) { apiTokensConnection(first: 2, after: $after) { nodes { id } pageInfo { hasNextPage endCursor } } }`;
+    const seen: string[] = [];
+    let after: string | null = null;
+    for (;;) {
+      const res: GqlResponse<{ apiTokensConnection: Conn<{ id: string }> }> = await t.gql(
+        TOKENS,
+        { after },
+        'alice',
+      );
+      expect(res.errors).toBeUndefined();
+      seen.push(...res.data!.apiTokensConnection.nodes.map((n) => n.id));
+      if (!res.data!.apiTokensConnection.pageInfo.hasNextPage) break;
+      after = res.data!.apiTokensConnection.pageInfo.endCursor;
+    }
+    const tokenIds = (
+      (await t.dataSource.query(
+        `SELECT t.id FROM api_token t JOIN app_user u ON u.id = t.user_id WHERE u.username = 'alice'
+          ORDER BY t.created_at DESC, t.id DESC`,
+      )) as Array<{ id: string }>
+    ).map((r) => r.id);
+    expect(tokenIds.length).toBeGreaterThanOrEqual(6);
+    expect(seen).toEqual(tokenIds);
+    const foreign = await t.gql(
+      `query($u: ID) { apiTokensConnection(userId: $u) { nodes { id } } }`,
+      { u: await idOf('bob') },
+      'alice',
+    );
+    expect(errorCode(foreign)).toBe('NOT_FOUND');
+  });
+
+  async function idOf(username: string): Promise<string> {
+    const [{ id }] = (await t.dataSource.query(`SELECT id FROM app_user WHERE username = $1`, [
+      username,
+    ])) as [{ id: number }];
+    return String(id);
+  }
+});
+
+describe("Apollo Client's relayStylePagination over real pages", () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await bootTestApp({ WORKER_ENABLED: 'false' });
+    await seedRuns((sql, params) => t.dataSource.query(sql, params), {
+      count: 120,
+      owners: ['alice', 'bob'],
+      waitingEvery: 3,
+      stepsPerRun: 0,
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it.each([
+    [
+      'runs',
+      'runs',
+      `runs(first: $first, after: $after) { edges { cursor node { id __typename } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } }`,
+      'admin',
+    ],
+    [
+      'inboxConnection',
+      'inboxConnection',
+      `inboxConnection(first: $first, after: $after) { edges { cursor node { id __typename run { id __typename } } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } }`,
+      'bob',
+    ],
+  ])(
+    '%s: pages written into the cache merge into one list, every row once',
+    async (_name, field, selection, as) => {
+      const cache = new InMemoryCache({
+        typePolicies: { Query: { fields: { [field]: relayStylePagination() } } },
+      });
+      const query = gql(`query Page($first: Int, $after: String) { ${selection} }`);
+      let after: string | null = null;
+      let served: string[] = [];
+      for (;;) {
+        const res: GqlResponse<
+          Record<
+            string,
+            {
+              edges: Array<{ node: { id: string } }>;
+              pageInfo: { hasNextPage: boolean; endCursor: string | null };
+            }
+          >
+        > = await t.gql(print(query), { first: 25, after }, as);
+        expect(res.errors).toBeUndefined();
+        cache.writeQuery({ query, variables: { first: 25, after }, data: res.data! });
+        const page = res.data![field]!;
+        served = served.concat(page.edges.map((e) => e.node.id));
+        if (!page.pageInfo.hasNextPage) break;
+        after = page.pageInfo.endCursor;
+      }
+      const merged = cache.readQuery<Record<string, { edges: Array<{ node: { id: string } }> }>>({
+        query,
+        variables: { first: 25 },
+      });
+      expect(served.length).toBeGreaterThan(25);
+      expect(new Set(served).size).toBe(served.length);
+      expect(merged![field]!.edges.map((e) => e.node.id)).toEqual(served);
+    },
+  );
 });
