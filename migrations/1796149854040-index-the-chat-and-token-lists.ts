@@ -1,6 +1,13 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
+ * CONCURRENTLY where the migration runs outside a transaction (it asks for that: `transaction =
+ * false`, honoured by `runMigrations`); TypeORM's revert opens one anyway, and there a plain
+ * build is the only one PostgreSQL allows.
+ */
+const concurrently = (queryRunner: QueryRunner): string => (queryRunner.isTransactionActive ? '' : 'CONCURRENTLY');
+
+/**
  * Indexes in the order of the chat's and the tokens' cursor pages (docs/pagination.md), built
  * CONCURRENTLY outside a transaction; each is dropped first so that a run after a failed build
  * rebuilds it instead of keeping an invalid index.
@@ -10,23 +17,25 @@ export class IndexTheChatAndTokenLists1796149854040 implements MigrationInterfac
   transaction = false;
 
   public async up(queryRunner: QueryRunner): Promise<void> {
+    const c = concurrently(queryRunner);
     const build = async (name: string, definition: string) => {
-      await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS "${name}"`);
-      await queryRunner.query(`CREATE INDEX CONCURRENTLY "${name}" ${definition}`);
+      await queryRunner.query(`DROP INDEX ${c} IF EXISTS "${name}"`);
+      await queryRunner.query(`CREATE INDEX ${c} "${name}" ${definition}`);
     };
     await build(
       'conversation_owner_active_idx',
       `ON "conversation" ("owner_id", "updated_at", "id") WHERE "archived_at" IS NULL`,
     );
-    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS "conversation_owner_idx"`);
+    await queryRunner.query(`DROP INDEX ${c} IF EXISTS "conversation_owner_idx"`);
     await build('api_token_user_created_idx', `ON "api_token" ("user_id", "created_at", "id")`);
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS "api_token_user_created_idx"`);
+    const c = concurrently(queryRunner);
+    await queryRunner.query(`DROP INDEX ${c} IF EXISTS "api_token_user_created_idx"`);
     await queryRunner.query(
-      `CREATE INDEX CONCURRENTLY IF NOT EXISTS "conversation_owner_idx" ON "conversation" ("owner_id", "updated_at")`,
+      `CREATE INDEX ${c} IF NOT EXISTS "conversation_owner_idx" ON "conversation" ("owner_id", "updated_at")`,
     );
-    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS "conversation_owner_active_idx"`);
+    await queryRunner.query(`DROP INDEX ${c} IF EXISTS "conversation_owner_active_idx"`);
   }
 }
