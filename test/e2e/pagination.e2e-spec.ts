@@ -204,9 +204,9 @@ describe('cursor pagination of the chat and the identity lists', () => {
 
   beforeAll(async () => {
     t = await bootTestApp({ WORKER_ENABLED: 'false' });
-    const [{ id: adminId }] = (await t.dataSource.query(
+    const [{ id: adminId }] = await t.dataSource.query<[{ id: number }]>(
       `SELECT id FROM app_user WHERE username = 'admin'`,
-    )) as [{ id: number }];
+    );
     // 9 conversations, three of them updated at the same instant; one archived (never listed).
     await t.dataSource.query(
       `INSERT INTO conversation (id, owner_id, title, updated_at, archived_at)
@@ -215,9 +215,9 @@ describe('cursor pagination of the chat and the identity lists', () => {
          FROM generate_series(1, 10) g`,
       [adminId],
     );
-    [{ id: conversationId }] = (await t.dataSource.query(
+    [{ id: conversationId }] = await t.dataSource.query<[{ id: string }]>(
       `SELECT id FROM conversation WHERE title = 'c1'`,
-    )) as [{ id: string }];
+    );
     await t.dataSource.query(
       `INSERT INTO conversation_message (conversation_id, role, text)
        SELECT $1, CASE WHEN g % 2 = 0 THEN 'ASSISTANT' ELSE 'USER' END, 'm' || g FROM generate_series(1, 130) g`,
@@ -247,9 +247,9 @@ describe('cursor pagination of the chat and the identity lists', () => {
       after = page.pageInfo.endCursor;
     }
     const expected = (
-      (await t.dataSource.query(
+      await t.dataSource.query<Array<{ title: string }>>(
         `SELECT title FROM conversation WHERE archived_at IS NULL ORDER BY updated_at DESC, id DESC`,
-      )) as Array<{ title: string }>
+      )
     ).map((r) => r.title);
     expect(seen).toEqual(expected);
     expect(seen).toHaveLength(9);
@@ -302,7 +302,7 @@ describe('cursor pagination of the chat and the identity lists', () => {
       Number(u.id),
     );
     const expected = (
-      (await t.dataSource.query(`SELECT id FROM app_user ORDER BY id`)) as Array<{ id: number }>
+      await t.dataSource.query<Array<{ id: number }>>(`SELECT id FROM app_user ORDER BY id`)
     ).map((r) => r.id);
     expect(ids).toEqual(expected);
     expect(errorCode(await t.gql(`{ usersConnection(first: 2) { nodes { id } } }`, {}, 'alice'))).toBe(
@@ -331,10 +331,10 @@ describe('cursor pagination of the chat and the identity lists', () => {
       after = res.data!.apiTokensConnection.pageInfo.endCursor;
     }
     const tokenIds = (
-      (await t.dataSource.query(
+      await t.dataSource.query<Array<{ id: string }>>(
         `SELECT t.id FROM api_token t JOIN app_user u ON u.id = t.user_id WHERE u.username = 'alice'
           ORDER BY t.created_at DESC, t.id DESC`,
-      )) as Array<{ id: string }>
+      )
     ).map((r) => r.id);
     expect(tokenIds.length).toBeGreaterThanOrEqual(6);
     expect(seen).toEqual(tokenIds);
@@ -347,9 +347,10 @@ describe('cursor pagination of the chat and the identity lists', () => {
   });
 
   async function idOf(username: string): Promise<string> {
-    const [{ id }] = (await t.dataSource.query(`SELECT id FROM app_user WHERE username = $1`, [
-      username,
-    ])) as [{ id: number }];
+    const [{ id }] = await t.dataSource.query<[{ id: number }]>(
+      `SELECT id FROM app_user WHERE username = $1`,
+      [username],
+    );
     return String(id);
   }
 });
