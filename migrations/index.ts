@@ -1,3 +1,4 @@
+import { SignInThroughIdentityProvider1796150000000 } from './1796150000000-sign-in-through-identity-provider';
 // The ordered list of migrations. `npm run migration:generate -- <Name>` appends to it.
 import { IndexTheLists1796146656078 } from './1796146656078-index-the-lists';
 import { VersionSkills1796146572698 } from './1796146572698-version-skills';
@@ -20,4 +21,5 @@ export const MIGRATIONS: Function[] = [
   TrackOwnersUnfinishedRuns1796140355029,
   VersionSkills1796146572698,
   IndexTheLists1796146656078,
+  SignInThroughIdentityProvider1796150000000,
 ];

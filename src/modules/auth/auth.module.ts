@@ -2,6 +2,10 @@ import { Module } from '@nestjs/common';
 import { Authenticator } from '../../platform/auth/authenticator';
 import { AuditTrail } from './application/audit-trail';
 import { TokenAuthenticator } from './application/token-authenticator';
+import { BearerAuthenticator } from './application/bearer-authenticator';
+import { IdentitySignIn } from './application/identity-sign-in';
+import { IdentityTokenVerifier } from './application/identity-token-verifier';
+import { IdentitiesRepository } from './persistence/identities.repository';
 import { TokensService } from './application/tokens.service';
 import { UsersService } from './application/users.service';
 import { PrincipalsService } from './application/principals.service';
@@ -29,7 +33,11 @@ import { UsersRepository } from './persistence/users.repository';
     UsersRepository,
     ApiTokensRepository,
     TokenAuthenticator,
-    { provide: Authenticator, useExisting: TokenAuthenticator },
+    IdentityTokenVerifier,
+    IdentitySignIn,
+    IdentitiesRepository,
+    BearerAuthenticator,
+    { provide: Authenticator, useExisting: BearerAuthenticator },
   ],
   exports: [Authenticator, AuthRepository, UsersService, TokensService, PrincipalsService],
 })
