@@ -78,6 +78,8 @@ const rateLimited = (message: string): GraphQLError =>
  * connections per user (4429; over all instances where REDIS_URL is set, each connection a
  * renewed lease in Redis) and `WS_MAX_SUBSCRIPTIONS_PER_CONNECTION`
  * operations at once on one connection (RATE_LIMITED). Every operation passes the HTTP limits.
+ * A connection opened with an identity provider's JWT closes (4401) when the token expires, unless
+ * a `ping` carried a fresh one (docs/security.md).
  * A revoked token's connections close at once (4401), on every instance (the event bus).
  */
 @Injectable()
