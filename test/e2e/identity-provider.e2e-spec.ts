@@ -121,6 +121,67 @@ describe('sign-in through an OpenID provider (a real oidc-provider)', () => {
     expect(await as([])).toMatchObject({ isAdmin: false, groups: [] });
   });
 
+  it('lets admins manage the mapping over GraphQL; it counts from the next sign-in; refusals write nothing', async () => {
+    const CREATE = `mutation ($input: CreateIdentityGroupMappingInput!) {
+      createIdentityGroupMapping(input: $input) { id claimValue grantsAdmin group { name } }
+    }`;
+    const LIST = '{ identityGroupMappings { id claimValue grantsAdmin group { name } } }';
+    const DELETE = 'mutation ($id: ID!) { deleteIdentityGroupMapping(id: $id) }';
+    const [interns] = await t.dataSource.query<{ id: number }[]>(
+      `SELECT id FROM access_group WHERE name = 'interns'`,
+    );
+    const rows = await count('identity_group_mapping');
+    const created = await t.gql<{
+      createIdentityGroupMapping: { id: string; claimValue: string; group: { name: string } };
+    }>(CREATE, { input: { claimValue: 'cs-interns', groupId: String(interns!.id) } });
+    expect(created.data?.createIdentityGroupMapping).toMatchObject({
+      claimValue: 'cs-interns',
+      grantsAdmin: false,
+      group: { name: 'interns' },
+    });
+    const viewer = await t.gql<ViewerData>(
+      VIEWER,
+      {},
+      await idp.token('sub-hopper', { claims: { preferred_username: 'hopper', groups: ['cs-interns'] } }),
+    );
+    expect(viewer.data?.viewer.user.groups).toEqual([{ name: 'interns' }]);
+
+    const refusals = {
+      notAdmin: errorCode(
+        await t.gql(CREATE, { input: { claimValue: 'x', groupId: String(interns!.id) } }, 'bob'),
+      ),
+      unknownGroup: errorCode(await t.gql(CREATE, { input: { claimValue: 'x', groupId: '999999' } })),
+      duplicate: errorCode(
+        await t.gql(CREATE, { input: { claimValue: 'cs-interns', groupId: String(interns!.id) } }),
+      ),
+      listNotAdmin: errorCode(await t.gql(LIST, {}, 'bob')),
+    };
+    expect(refusals).toEqual({
+      notAdmin: 'FORBIDDEN',
+      unknownGroup: 'NOT_FOUND',
+      duplicate: 'BAD_USER_INPUT',
+      listNotAdmin: 'FORBIDDEN',
+    });
+    expect(await count('identity_group_mapping')).toBe(rows + 1);
+
+    const list = await t.gql<{ identityGroupMappings: { claimValue: string }[] }>(LIST);
+    expect(list.data?.identityGroupMappings.map((m) => m.claimValue)).toEqual([
+      'cs-admins',
+      'cs-approvers',
+      'cs-interns',
+    ]);
+    const id = created.data!.createIdentityGroupMapping.id;
+    expect((await t.gql(DELETE, { id })).data).toEqual({ deleteIdentityGroupMapping: true });
+    expect(errorCode(await t.gql(DELETE, { id }))).toBe('NOT_FOUND');
+    expect(await count('identity_group_mapping')).toBe(rows);
+    const after = await t.gql<ViewerData>(
+      VIEWER,
+      {},
+      await idp.token('sub-hopper', { claims: { groups: ['cs-interns'] } }),
+    );
+    expect(after.data?.viewer.user.groups).toEqual([]);
+  });
+
   it('keeps personal access tokens working beside JWTs', async () => {
     const res = await t.gql<ViewerData>(VIEWER, {}, 'bob');
     expect(res.data?.viewer.user.username).toBe('bob');

@@ -68,7 +68,7 @@ export class TestOidcProvider {
       .setExpirationTime(now + (options.expiresIn ?? 300));
     if (options.notBefore !== undefined) jwt.setNotBefore(now + options.notBefore);
     if (options.claims?.iss) jwt.setIssuer(String(options.claims.iss));
-    if (options.claims?.aud) jwt.setAudience(options.claims.aud as string);
+    if (options.claims?.aud) jwt.setAudience(options.claims.aud);
     return jwt.sign(key.privateKey);
   }
 

@@ -6,6 +6,8 @@ import { BearerAuthenticator } from './application/bearer-authenticator';
 import { IdentitySignIn } from './application/identity-sign-in';
 import { IdentityTokenVerifier } from './application/identity-token-verifier';
 import { IdentitiesRepository } from './persistence/identities.repository';
+import { IdentityGroupMappingsService } from './application/identity-group-mappings.service';
+import { IdentityGroupMappingsResolver } from './graphql/identity-group-mappings.resolver';
 import { TokensService } from './application/tokens.service';
 import { UsersService } from './application/users.service';
 import { PrincipalsService } from './application/principals.service';
@@ -24,6 +26,8 @@ import { UsersRepository } from './persistence/users.repository';
     UsersResolver,
     ApiTokensResolver,
     AuditResolver,
+    IdentityGroupMappingsResolver,
+    IdentityGroupMappingsService,
     UsersService,
     AuditTrail,
     AuditRepository,

@@ -2,22 +2,15 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { managerOf } from '../../../platform/database/transaction-runner';
 import type { IdentityProfile } from '../core/identity-claims';
-
-/** A value of the groups claim mapped to a group, as admins see it. */
-export interface IdentityGroupMappingView {
-  readonly id: number;
-  readonly claimValue: string;
-  readonly groupId: number;
-  readonly groupName: string;
-  readonly grantsAdmin: boolean;
-  readonly createdAt: Date;
-}
+import type { IdentityGroupMappingView } from '../core/identity-group-mapping';
+import type { Grant } from '../../../platform/auth/auth-user';
 
 interface MappingRow {
   id: number;
   claim_value: string;
   group_id: number;
   group_name: string;
+  group_grants: Grant[];
   grants_admin: boolean;
   created_at: Date | string;
 }
@@ -25,13 +18,12 @@ interface MappingRow {
 const toMappingView = (r: MappingRow): IdentityGroupMappingView => ({
   id: r.id,
   claimValue: r.claim_value,
-  groupId: r.group_id,
-  groupName: r.group_name,
+  group: { id: r.group_id, name: r.group_name, grants: r.group_grants },
   grantsAdmin: r.grants_admin,
   createdAt: r.created_at instanceof Date ? r.created_at : new Date(r.created_at),
 });
 
-const MAPPINGS = `SELECT m.id, m.claim_value, m.group_id, g.name AS group_name, m.grants_admin, m.created_at
+const MAPPINGS = `SELECT m.id, m.claim_value, m.group_id, g.name AS group_name, g.grants AS group_grants, m.grants_admin, m.created_at
   FROM identity_group_mapping m JOIN access_group g ON g.id = m.group_id`;
 
 /** Users linked to the identity provider, and the mapping of its groups claim. */
@@ -114,6 +106,14 @@ export class IdentitiesRepository {
     return rows[0]?.id ?? null;
   }
 
+  async groupExists(groupId: number): Promise<boolean> {
+    const rows: unknown[] = await managerOf(this.dataSource).query(
+      `SELECT 1 FROM access_group WHERE id = $1`,
+      [groupId],
+    );
+    return rows.length > 0;
+  }
+
   async findMapping(id: number): Promise<IdentityGroupMappingView | null> {
     const rows: MappingRow[] = await managerOf(this.dataSource).query(`${MAPPINGS} WHERE m.id = $1`, [id]);
     return rows[0] ? toMappingView(rows[0]) : null;
@@ -122,7 +122,8 @@ export class IdentitiesRepository {
   /** Deletes a mapping; false when there was none. */
   async deleteMapping(id: number): Promise<boolean> {
     const rows: unknown[] = await managerOf(this.dataSource).query(
-      `DELETE FROM identity_group_mapping WHERE id = $1 RETURNING id`,
+      // why: TypeORM answers a bare DELETE with [rows, count]; a SELECT answers rows alone.
+      `WITH gone AS (DELETE FROM identity_group_mapping WHERE id = $1 RETURNING id) SELECT id FROM gone`,
       [id],
     );
     return rows.length > 0;
