@@ -190,6 +190,8 @@ describe('loadConfig', () => {
         groupsClaim: 'groups',
         autoCreateUsers: false,
         clockSkewSeconds: 30,
+        webClientId: null,
+        webScope: 'openid profile email',
       });
     });
 

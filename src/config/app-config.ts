@@ -28,6 +28,9 @@ export interface OidcSettings {
   readonly groupsClaim: string;
   readonly autoCreateUsers: boolean;
   readonly clockSkewSeconds: number;
+  /** The reference web client's (public) client id at the provider; null: it offers tokens only. */
+  readonly webClientId: string | null;
+  readonly webScope: string;
 }
 
 export interface AppConfig {
@@ -198,6 +201,8 @@ function oidcOf(raw: EnvSchema): OidcSettings | null {
     groupsClaim: raw.OIDC_GROUPS_CLAIM ?? 'groups',
     autoCreateUsers: raw.OIDC_AUTO_CREATE_USERS ?? false,
     clockSkewSeconds: raw.OIDC_CLOCK_SKEW_SECONDS ?? 30,
+    webClientId: raw.OIDC_WEB_CLIENT_ID ?? null,
+    webScope: raw.OIDC_WEB_SCOPE ?? 'openid profile email',
   };
 }
 

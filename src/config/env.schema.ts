@@ -263,6 +263,16 @@ export class EnvSchema {
   @Min(0)
   @Max(300)
   OIDC_CLOCK_SKEW_SECONDS?: number;
+
+  /** The reference web client's public client id at the provider (authorisation code + PKCE). */
+  @IsOptional()
+  @Matches(/^[\x21-\x7e]{1,200}$/, { message: 'OIDC_WEB_CLIENT_ID must be printable ASCII without spaces' })
+  OIDC_WEB_CLIENT_ID?: string;
+
+  /** Scopes the web client asks for (default "openid profile email"). */
+  @IsOptional()
+  @Matches(/^[\x21-\x7e]+( [\x21-\x7e]+)*$/, { message: 'OIDC_WEB_SCOPE must be scopes separated by spaces' })
+  OIDC_WEB_SCOPE?: string;
   /** Provider key variables must start with this (default CS_PROVIDER_KEY_). */
   @IsOptional()
   @Matches(/^[A-Z][A-Z0-9_]{2,63}$/, {

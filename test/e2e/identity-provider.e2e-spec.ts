@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { type Client, createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { bootTestApp, errorCode, TestApp } from '../support/test-app';
-import { TestOidcProvider } from '../support/oidc-provider';
+import { TEST_AUDIENCE, TestOidcProvider } from '../support/oidc-provider';
 
 const VIEWER = '{ viewer { user { username displayName locale isAdmin groups { name } } } }';
 
@@ -206,7 +206,7 @@ describe('sign-in through an OpenID provider (a real oidc-provider)', () => {
       JSON.stringify({
         sub: 'sub-bad',
         iss: idp.issuer,
-        aud: 'countersign-api',
+        aud: TEST_AUDIENCE,
         exp: Math.floor(Date.now() / 1000) + 300,
       }),
     ).toString('base64url');

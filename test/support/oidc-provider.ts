@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { exportJWK, generateKeyPair, type JWTPayload, type KeyLike, SignJWT } from 'jose';
 
 /** The audience the tests configure the server with. */
-export const TEST_AUDIENCE = 'countersign-api';
+export const TEST_AUDIENCE = 'urn:countersign:api';
 
 interface SigningKey {
   readonly kid: string;
@@ -32,10 +32,18 @@ export class TestOidcProvider {
 
   private constructor(readonly port: number) {}
 
+  /** The redirect URIs and groups the provider's browser flow uses (set before `rotate`). */
+  browserFlow: { redirectUris: string[]; groups: string[] } = { redirectUris: [], groups: [] };
+
   static async start(): Promise<TestOidcProvider> {
-    const provider = new TestOidcProvider(await freePort());
+    const provider = await TestOidcProvider.create();
     await provider.rotate();
     return provider;
+  }
+
+  /** A provider with its port chosen but not started (`rotate` starts it). */
+  static async create(): Promise<TestOidcProvider> {
+    return new TestOidcProvider(await freePort());
   }
 
   get issuer(): string {
@@ -97,6 +105,9 @@ export class TestOidcProvider {
         ...process.env,
         OIDC_TEST_PORT: String(this.port),
         OIDC_TEST_JWKS: JSON.stringify({ keys: [jwk] }),
+        OIDC_TEST_AUDIENCE: TEST_AUDIENCE,
+        OIDC_TEST_REDIRECTS: this.browserFlow.redirectUris.join(','),
+        OIDC_TEST_GROUPS: JSON.stringify(this.browserFlow.groups),
       },
       stdio: ['ignore', 'pipe', 'ignore'],
     });
