@@ -30,7 +30,8 @@ describeInBrowser('sign-in with the identity provider (browser)', () => {
       idp.settings({ OIDC_WEB_CLIENT_ID: 'countersign-web', OIDC_WEB_SCOPE: 'openid profile api' }),
     );
     // why: the provider only sends the browser back to a registered address: the app's, known now.
-    idp.browserFlow = { redirectUris: [appUrl(t.url)], groups: GROUPS };
+    // why: access tokens of 70 s are renewed about 10 s after sign-in (oidc-client-ts renews 60 s early).
+    idp.browserFlow = { redirectUris: [appUrl(t.url)], groups: GROUPS, accessTokenSeconds: 70 };
     await idp.rotate();
     ids = await demoIds(t);
     for (const [value, group] of [
@@ -76,6 +77,7 @@ describeInBrowser('sign-in with the identity provider (browser)', () => {
     expect(stored.some((v) => v.startsWith('eyJ'))).toBe(true);
     expect(await inPage(page, 'localStorage.length')).toBe(0);
     await screenshot(page, 'sign-in-provider');
+    const first = stored.find((v) => v.startsWith('eyJ'));
 
     const item = page.locator(`article[data-run-id="${runId}"]`);
     await item.waitFor();
@@ -90,6 +92,22 @@ describeInBrowser('sign-in with the identity provider (browser)', () => {
       [runId],
     );
     expect(record).toEqual([{ owner: 'edna', decider: 'olga', kind: 'APPROVE' }]);
+
+    // Silent renewal: a new access token replaces the first one in session storage and works.
+    const current = async () =>
+      (await inPage<string[]>(page, 'Object.values(sessionStorage)')).find((v) => v.startsWith('eyJ'));
+    await until(async () => (await current()) !== first, 30_000, 'a renewed access token');
+    const renewed = (await current())!;
+    expect(
+      (
+        await t.gql<{ viewer: { user: { username: string } } }>(
+          '{ viewer { user { username } } }',
+          {},
+          renewed,
+        )
+      ).data,
+    ).toEqual({ viewer: { user: { username: 'olga' } } });
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
     await page.close();
   });
 });

@@ -40,11 +40,14 @@ const provider = new Provider(issuer, {
         scope: 'api',
         audience,
         accessTokenFormat: 'jwt',
-        accessTokenTTL: 300,
+        accessTokenTTL: Number(process.env.OIDC_TEST_ACCESS_TTL ?? 300),
         jwt: { sign: { alg: 'RS256' } },
       }),
     },
   },
+  // why: a refresh token for the web client without offline_access (which needs prompt=consent),
+  // so its silent renewal can be tested.
+  issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
   extraTokenClaims: (_ctx, token) => ({ preferred_username: token.accountId, groups }),
 });
 provider.listen(port, '127.0.0.1');

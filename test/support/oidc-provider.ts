@@ -33,7 +33,10 @@ export class TestOidcProvider {
   private constructor(readonly port: number) {}
 
   /** The redirect URIs and groups the provider's browser flow uses (set before `rotate`). */
-  browserFlow: { redirectUris: string[]; groups: string[] } = { redirectUris: [], groups: [] };
+  browserFlow: { redirectUris: string[]; groups: string[]; accessTokenSeconds?: number } = {
+    redirectUris: [],
+    groups: [],
+  };
 
   static async start(): Promise<TestOidcProvider> {
     const provider = await TestOidcProvider.create();
@@ -108,6 +111,7 @@ export class TestOidcProvider {
         OIDC_TEST_AUDIENCE: TEST_AUDIENCE,
         OIDC_TEST_REDIRECTS: this.browserFlow.redirectUris.join(','),
         OIDC_TEST_GROUPS: JSON.stringify(this.browserFlow.groups),
+        OIDC_TEST_ACCESS_TTL: String(this.browserFlow.accessTokenSeconds ?? 300),
       },
       stdio: ['ignore', 'pipe', 'ignore'],
     });
