@@ -232,6 +232,10 @@ describe('sign-in through an OpenID provider (a real oidc-provider)', () => {
     }
     expect(await count('app_user')).toBe(users);
     expect(await count('group_member')).toBe(members);
+    const metrics = await (await fetch(new URL('/metrics', t.url))).text();
+    const refused = /countersign_identity_sign_ins_total\{outcome="refused"\} (\d+)/.exec(metrics)?.[1];
+    expect(Number(refused)).toBeGreaterThanOrEqual(Object.keys(bad).length);
+    expect(metrics).toMatch(/countersign_identity_sign_ins_total\{outcome="created"\} [1-9]/);
   });
 
   it('closes a graphql-ws connection with 4401 when its token expires', async () => {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ShortMemo } from '../../../common/short-memo';
 import type { AuthUser } from '../../../platform/auth/auth-user';
+import { Metrics } from '../../../platform/metrics/metrics';
 import { Authenticator } from '../../../platform/auth/authenticator';
 import { parseBearerJwt } from '../core/identity-claims';
 import { hashToken } from '../core/token';
@@ -24,6 +25,7 @@ export class BearerAuthenticator extends Authenticator {
     private readonly verifier: IdentityTokenVerifier,
     private readonly signIn: IdentitySignIn,
     private readonly repository: AuthRepository,
+    private readonly metrics: Metrics,
   ) {
     super();
   }
@@ -32,9 +34,12 @@ export class BearerAuthenticator extends Authenticator {
     const jwt = parseBearerJwt(authorization);
     if (jwt === null) return this.tokens.authenticate(authorization);
     const verified = await this.verifier.verify(jwt);
-    if (!verified) return null;
     // why: the id names this token for the connection bookkeeping; the token itself is never kept.
-    return this.signIn.signIn(verified, `jwt:${hashToken(jwt).slice(0, 32)}`);
+    const signedIn = verified
+      ? await this.signIn.signIn(verified, `jwt:${hashToken(jwt).slice(0, 32)}`)
+      : null;
+    this.metrics.identitySignIn(signedIn ? (signedIn.created ? 'created' : 'signed_in') : 'refused');
+    return signedIn?.user ?? null;
   }
 
   async reload(user: AuthUser): Promise<AuthUser | null> {

@@ -27,13 +27,17 @@ export class IdentitySignIn {
     private readonly auth: AuthRepository,
   ) {}
 
-  /** The user the token signs in, or null when none may be (unknown and not to be created). */
-  async signIn(token: VerifiedIdentityToken, tokenId: string): Promise<AuthUser | null> {
+  /** The user the token signs in (and whether it was created now), or null when none may be. */
+  async signIn(
+    token: VerifiedIdentityToken,
+    tokenId: string,
+  ): Promise<{ user: AuthUser; created: boolean } | null> {
     const settings = this.config.oidc;
     if (!settings) return null;
     const { iss, sub } = token.claims;
     const mapped = await this.identities.mappedFor(groupValuesOf(token.claims, settings.groupsClaim));
     let userId = await this.identities.findUserIdBySubject(iss, sub);
+    const created = userId === null;
     if (userId === null) {
       if (!settings.autoCreateUsers) return null;
       userId = await this.create(token);
@@ -46,7 +50,7 @@ export class IdentitySignIn {
       user = await this.auth.findUserWithGroups(userId);
       if (!user) return null;
     }
-    return { ...toAuthUser(user, tokenId), expiresAt: token.expiresAt };
+    return { user: { ...toAuthUser(user, tokenId), expiresAt: token.expiresAt }, created };
   }
 
   /** Creates the user behind a first sign-in under the first free username. */
