@@ -1,5 +1,5 @@
 import { startResting } from '../support/decisions';
-import { TestOidcProvider } from '../support/oidc-provider';
+import { mapIdentityGroup, TestOidcProvider } from '../support/oidc-provider';
 import { demoIds, until, waitForRest } from '../support/runs';
 import { bootTestApp, TestApp } from '../support/test-app';
 import {
@@ -34,15 +34,8 @@ describeInBrowser('sign-in with the identity provider (browser)', () => {
     idp.browserFlow = { redirectUris: [appUrl(t.url)], groups: GROUPS, accessTokenSeconds: 70 };
     await idp.rotate();
     ids = await demoIds(t);
-    for (const [value, group] of [
-      ['Countersign.Editors', 'editors'],
-      ['Countersign.Approvers', 'approvers'],
-    ]) {
-      await t.dataSource.query(
-        `INSERT INTO identity_group_mapping (claim_value, group_id) SELECT $1, id FROM access_group WHERE name = $2`,
-        [value, group],
-      );
-    }
+    await mapIdentityGroup(t.dataSource, 'Countersign.Editors', 'editors');
+    await mapIdentityGroup(t.dataSource, 'Countersign.Approvers', 'approvers');
     browser = await launchBrowser();
   });
   afterAll(async () => {

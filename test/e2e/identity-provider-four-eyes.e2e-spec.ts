@@ -1,5 +1,5 @@
 import { decide, digestOf, receiptOf, startResting } from '../support/decisions';
-import { TestOidcProvider } from '../support/oidc-provider';
+import { mapIdentityGroup, TestOidcProvider } from '../support/oidc-provider';
 import { demoIds, waitForRest } from '../support/runs';
 import { bootTestApp, errorCode, TestApp } from '../support/test-app';
 
@@ -16,15 +16,8 @@ describe('four-eyes between two users of the identity provider', () => {
     idp = await TestOidcProvider.start();
     t = await bootTestApp(idp.settings());
     ids = await demoIds(t);
-    for (const [value, group] of [
-      ['Countersign.Editors', 'editors'],
-      ['Countersign.Approvers', 'approvers'],
-    ]) {
-      await t.dataSource.query(
-        `INSERT INTO identity_group_mapping (claim_value, group_id) SELECT $1, id FROM access_group WHERE name = $2`,
-        [value, group],
-      );
-    }
+    await mapIdentityGroup(t.dataSource, 'Countersign.Editors', 'editors');
+    await mapIdentityGroup(t.dataSource, 'Countersign.Approvers', 'approvers');
   });
   afterAll(async () => {
     await t?.close();

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { type Client, createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { bootTestApp, errorCode, TestApp } from '../support/test-app';
-import { TEST_AUDIENCE, TestOidcProvider } from '../support/oidc-provider';
+import { mapIdentityGroup, TEST_AUDIENCE, TestOidcProvider } from '../support/oidc-provider';
 
 const VIEWER = '{ viewer { user { username displayName locale isAdmin groups { name } } } }';
 
@@ -26,12 +26,8 @@ describe('sign-in through an OpenID provider (a real oidc-provider)', () => {
 
   const count = async (table: string): Promise<number> =>
     Number((await t.dataSource.query<{ n: string }[]>(`SELECT count(*) AS n FROM ${table}`))[0]?.n);
-  const map = async (claimValue: string, group: string, grantsAdmin = false) =>
-    t.dataSource.query(
-      `INSERT INTO identity_group_mapping (claim_value, group_id, grants_admin)
-       SELECT $1, id, $3 FROM access_group WHERE name = $2`,
-      [claimValue, group, grantsAdmin],
-    );
+  const map = (claimValue: string, group: string, grantsAdmin = false) =>
+    mapIdentityGroup(t.dataSource, claimValue, group, grantsAdmin);
 
   const clients: Client[] = [];
   /** A client that keeps its connection open between operations (not lazy). */

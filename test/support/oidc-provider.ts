@@ -1,6 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import type { DataSource } from 'typeorm';
 import { exportJWK, generateKeyPair, type JWTPayload, type KeyLike, SignJWT } from 'jose';
 
 /** The audience the tests configure the server with. */
@@ -158,4 +159,18 @@ function freePort(): Promise<number> {
       server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
     });
   });
+}
+
+/** Maps a value of the groups claim to a demo group by name (as an admin would). */
+export async function mapIdentityGroup(
+  dataSource: DataSource,
+  claimValue: string,
+  group: string,
+  grantsAdmin = false,
+): Promise<void> {
+  await dataSource.query(
+    `INSERT INTO identity_group_mapping (claim_value, group_id, grants_admin)
+     SELECT $1, id, $3 FROM access_group WHERE name = $2`,
+    [claimValue, group, grantsAdmin],
+  );
 }
