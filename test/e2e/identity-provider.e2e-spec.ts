@@ -274,6 +274,14 @@ describe('sign-in through an OpenID provider (a real oidc-provider)', () => {
     const res = await t.gql<ViewerData>(VIEWER, {}, await idp.token('sub-ada'));
     expect(res.data?.viewer.user.username).toBe('ada');
   });
+
+  it('refuses JWTs while the provider cannot be reached (a key set fetch fails); personal access tokens keep working', async () => {
+    await idp.stop();
+    await sleep(2_100);
+    const res = await t.gql(VIEWER, {}, await idp.forged('sub-ada', 'a-kid-never-seen'));
+    expect({ status: res.status, code: errorCode(res) }).toEqual({ status: 401, code: 'UNAUTHENTICATED' });
+    expect((await t.gql<ViewerData>(VIEWER, {}, 'bob')).data?.viewer.user.username).toBe('bob');
+  });
 });
 
 function viewerOver(client: Client): Promise<string | null> {

@@ -85,11 +85,11 @@ export class TestOidcProvider {
   }
 
   /** A token signed with a key the provider never published (same kid): a forgery. */
-  async forged(sub: string): Promise<string> {
+  async forged(sub: string, kid = this.key?.kid): Promise<string> {
     const { privateKey } = await generateKeyPair('RS256');
     const now = Math.floor(Date.now() / 1000);
     return new SignJWT({})
-      .setProtectedHeader({ alg: 'RS256', kid: this.key?.kid })
+      .setProtectedHeader({ alg: 'RS256', kid })
       .setSubject(sub)
       .setIssuer(this.issuer)
       .setAudience(TEST_AUDIENCE)

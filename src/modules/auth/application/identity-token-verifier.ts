@@ -62,9 +62,11 @@ export class IdentityTokenVerifier {
     } catch (e) {
       if (e instanceof errors.JOSEError) {
         this.logger.debug(`identity token refused: ${e.code}: ${e.message}`);
-        return null;
+      } else {
+        // why: fetching the key set failed (the provider is unreachable): a refusal, never a 500.
+        this.logger.warn(`identity token not verified: ${(e as Error).message}`);
       }
-      throw e;
+      return null;
     }
   }
 
