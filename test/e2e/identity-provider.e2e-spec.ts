@@ -212,6 +212,8 @@ describe('sign-in through an OpenID provider (a real oidc-provider)', () => {
       wrongIssuer: await idp.token('sub-bad', { claims: { iss: 'http://127.0.0.1:1/other' } }),
       wrongAudience: await idp.token('sub-bad', { claims: { aud: 'someone-else' } }),
       hs256,
+      // the provider's key, but RS384: neither allowed (OIDC_ALLOWED_ALGS) nor the key's algorithm
+      rs384NotAllowed: await idp.token('sub-bad', { alg: 'RS384' }),
       none,
       expired: await idp.token('sub-bad', { expiresIn: -60 }),
       notYetValid: await idp.token('sub-bad', { notBefore: 120 }),

@@ -19,6 +19,8 @@ export interface TokenOptions {
   readonly expiresIn?: number;
   /** Seconds from now of `nbf` (absent by default). */
   readonly notBefore?: number;
+  /** The RSA algorithm to sign with (default RS256). */
+  readonly alg?: 'RS256' | 'RS384' | 'PS256';
 }
 
 /**
@@ -72,7 +74,7 @@ export class TestOidcProvider {
     if (!key) throw new Error('provider not started');
     const now = Math.floor(Date.now() / 1000);
     const jwt = new SignJWT({ ...options.claims })
-      .setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' })
+      .setProtectedHeader({ alg: options.alg ?? 'RS256', kid: key.kid, typ: 'JWT' })
       .setSubject(sub)
       .setIssuer(this.issuer)
       .setAudience(TEST_AUDIENCE)
