@@ -1,4 +1,5 @@
 // The ordered list of migrations. `npm run migration:generate -- <Name>` appends to it.
+import { SignInThroughIdentityProvider1796150000000 } from './1796150000000-sign-in-through-identity-provider';
 import { IndexTheLists1796146656078 } from './1796146656078-index-the-lists';
 import { IndexTheChatAndTokenLists1796149854040 } from './1796149854040-index-the-chat-and-token-lists';
 import { VersionSkills1796146572698 } from './1796146572698-version-skills';
@@ -22,4 +23,5 @@ export const MIGRATIONS: Function[] = [
   VersionSkills1796146572698,
   IndexTheLists1796146656078,
   IndexTheChatAndTokenLists1796149854040,
+  SignInThroughIdentityProvider1796150000000,
 ];

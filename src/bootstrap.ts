@@ -76,7 +76,13 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   app.use(bodyErrors);
   // why: the framework's name and version help nobody but someone looking for a known hole.
   app.disable('x-powered-by');
-  mountWebClient(app, config.nodeEnv === 'production');
+  mountWebClient(
+    app,
+    config.nodeEnv === 'production',
+    config.oidc?.webClientId
+      ? { issuer: config.oidc.issuer, clientId: config.oidc.webClientId, scope: config.oidc.webScope }
+      : null,
+  );
   // why: class-validator failures surface as a 400 exception, which the GraphQL error
   // formatter maps to BAD_USER_INPUT.
   app.useGlobalPipes(

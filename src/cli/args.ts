@@ -20,6 +20,13 @@ export type CliCommand =
       /** One token by id, or null with `--all`: every token of the user not yet revoked. */
       readonly tokenId: string | null;
     }
+  | { readonly kind: 'group-map-list' }
+  | {
+      readonly kind: 'group-map-add';
+      readonly value: string;
+      readonly group: string;
+      readonly admin: boolean;
+    }
   | { readonly kind: 'seed-demo' }
   | { readonly kind: 'status'; readonly json: boolean };
 
@@ -121,6 +128,37 @@ const COMMANDS: readonly CommandSpec[] = [
     ].join('\n'),
     options: {},
     build: () => ({ kind: 'user-list' }),
+  },
+  {
+    words: ['group-map', 'list'],
+    summary: "list the mapping of the identity provider's groups claim to groups",
+    usage: [
+      'group-map list',
+      '',
+      'One line per mapping: id, claim value, group, and whether it grants admin rights.',
+    ].join('\n'),
+    options: {},
+    build: () => ({ kind: 'group-map-list' }),
+  },
+  {
+    words: ['group-map', 'add'],
+    summary: "map a value of the identity provider's groups claim to a group",
+    usage: [
+      'group-map add --value V --group G [--admin]',
+      '',
+      '  --value V    the value as the groups claim carries it (at most 200 characters)',
+      '  --group G    the existing group its users join at their next sign-in',
+      '  --admin      users with this value are admins (the only way a token grants admin rights)',
+    ].join('\n'),
+    options: { value: { type: 'string' }, group: { type: 'string' }, admin: { type: 'boolean' } },
+    build(values) {
+      return {
+        kind: 'group-map-add',
+        value: text(values, 'value', 200),
+        group: text(values, 'group', 100),
+        admin: values.admin === true,
+      };
+    },
   },
   {
     words: ['token', 'create'],

@@ -6,6 +6,7 @@ import { createToken } from './commands/token-create';
 import { listTokens, revokeTokens } from './commands/token-manage';
 import { createUser } from './commands/user-create';
 import { listUsers } from './commands/user-list';
+import { addGroupMapping, listGroupMappings } from './commands/group-map';
 import { seedDemoData } from './commands/seed-demo';
 import { CommandOutcome, workerStatus } from './commands/status';
 import { CliDatabase, openCliDatabase } from './database';
@@ -22,6 +23,10 @@ async function dispatch(cmd: DatabaseCommand, db: CliDatabase, config: AppConfig
       return done(await createUser(db.dataSource, cmd));
     case 'user-list':
       return done(await listUsers(db.dataSource));
+    case 'group-map-list':
+      return done(await listGroupMappings(db.dataSource));
+    case 'group-map-add':
+      return done(await addGroupMapping(db.dataSource, cmd));
     case 'token-create':
       return done(await createToken(db.dataSource, cmd));
     case 'token-list':

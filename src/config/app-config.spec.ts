@@ -177,4 +177,37 @@ describe('loadConfig', () => {
     expect(message).toMatch(/STATE_ENCRYPTION_KEY is not a usable key/);
     expect(message).toMatch(/openssl rand -base64 32/);
   });
+
+  describe('sign-in through an identity provider', () => {
+    const ISSUER = 'https://sso.example.org/realms/acme';
+
+    it('is off without OIDC_ISSUER, and reads the settings with safe defaults', () => {
+      expect(loadConfig({}).oidc).toBeNull();
+      expect(loadConfig({ OIDC_ISSUER: ISSUER, OIDC_AUDIENCE: 'api, web' }).oidc).toEqual({
+        issuer: ISSUER,
+        audiences: ['api', 'web'],
+        allowedAlgorithms: ['RS256', 'ES256', 'PS256'],
+        groupsClaim: 'groups',
+        autoCreateUsers: false,
+        clockSkewSeconds: 30,
+        webClientId: null,
+        webScope: 'openid profile email',
+      });
+    });
+
+    it.each([
+      ['OIDC_ALLOWED_ALGS', 'HS256'],
+      ['OIDC_ALLOWED_ALGS', 'RS256,none'],
+      ['OIDC_ALLOWED_ALGS', 'none'],
+      ['OIDC_CLOCK_SKEW_SECONDS', '3600'],
+      ['OIDC_ISSUER', 'sso.example.org'],
+    ])('refuses %s=%s', (name, value) => {
+      const e = configError({ OIDC_ISSUER: ISSUER, OIDC_AUDIENCE: 'api', [name]: value });
+      expect(e.problems.join()).toContain(name);
+    });
+
+    it('requires an audience with the issuer', () => {
+      expect(configError({ OIDC_ISSUER: ISSUER }).problems.join()).toContain('OIDC_AUDIENCE');
+    });
+  });
 });

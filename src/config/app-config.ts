@@ -20,6 +20,19 @@ export interface RetentionSettings {
   readonly batchRuns: number;
 }
 
+/** Sign-in through the organisation's identity provider (docs/security.md). */
+export interface OidcSettings {
+  readonly issuer: string;
+  readonly audiences: readonly string[];
+  readonly allowedAlgorithms: readonly string[];
+  readonly groupsClaim: string;
+  readonly autoCreateUsers: boolean;
+  readonly clockSkewSeconds: number;
+  /** The reference web client's (public) client id at the provider; null: it offers tokens only. */
+  readonly webClientId: string | null;
+  readonly webScope: string;
+}
+
 export interface AppConfig {
   readonly nodeEnv: 'development' | 'production' | 'test';
   readonly port: number;
@@ -64,6 +77,8 @@ export interface AppConfig {
   readonly wsMaxSubscriptionsPerConnection: number;
   readonly wsMaxConnectionsPerUser: number;
   readonly authFailuresPerMinute: number;
+  /** Null: no identity provider, personal access tokens only. */
+  readonly oidc: OidcSettings | null;
   /** Which variables provider configurations may name as keys, and which URLs they may reach. */
   readonly providerAccess: ProviderAccess;
   /** Reads a secret (a provider API key) from the environment by name; never stored. */
@@ -158,6 +173,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     wsMaxSubscriptionsPerConnection: raw.WS_MAX_SUBSCRIPTIONS_PER_CONNECTION ?? 50,
     wsMaxConnectionsPerUser: raw.WS_MAX_CONNECTIONS_PER_USER ?? 50,
     authFailuresPerMinute: raw.AUTH_FAILURES_PER_MINUTE ?? 30,
+    oidc: oidcOf(raw),
     providerAccess,
     // why: only variables meant for provider keys can be read at all, so no path from a
     // configuration reaches another variable of the server's environment.
@@ -170,6 +186,24 @@ function list(value: string | undefined): string[] {
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s.length > 0);
+}
+
+function oidcOf(raw: EnvSchema): OidcSettings | null {
+  if (!raw.OIDC_ISSUER) return null;
+  const audiences = list(raw.OIDC_AUDIENCE);
+  // why: without an audience any token the provider issues to any client would be accepted.
+  if (audiences.length === 0) throw new ConfigError(['OIDC_AUDIENCE: required with OIDC_ISSUER']);
+  const algs = list(raw.OIDC_ALLOWED_ALGS);
+  return {
+    issuer: raw.OIDC_ISSUER,
+    audiences,
+    allowedAlgorithms: algs.length > 0 ? algs : ['RS256', 'ES256', 'PS256'],
+    groupsClaim: raw.OIDC_GROUPS_CLAIM ?? 'groups',
+    autoCreateUsers: raw.OIDC_AUTO_CREATE_USERS ?? false,
+    clockSkewSeconds: raw.OIDC_CLOCK_SKEW_SECONDS ?? 30,
+    webClientId: raw.OIDC_WEB_CLIENT_ID ?? null,
+    webScope: raw.OIDC_WEB_SCOPE ?? 'openid profile email',
+  };
 }
 
 function providerAccessOf(raw: EnvSchema): ProviderAccess {

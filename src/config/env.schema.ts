@@ -223,6 +223,56 @@ export class EnvSchema {
   @Min(1)
   @Max(1_000_000)
   AUTH_FAILURES_PER_MINUTE?: number;
+
+  /** Issuer of the organisation's identity provider (OpenID Connect); unset: personal access tokens only. */
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s?#]+$/, { message: 'OIDC_ISSUER must be an http(s) URL without query' })
+  OIDC_ISSUER?: string;
+
+  /** Audiences a token must name (one of), comma-separated; required with OIDC_ISSUER. */
+  @IsOptional()
+  @IsString()
+  OIDC_AUDIENCE?: string;
+
+  /** Signature algorithms accepted, comma-separated (default RS256,ES256,PS256). */
+  @IsOptional()
+  @Matches(
+    /^\s*(RS|PS|ES)(256|384|512)\s*(,\s*((RS|PS|ES)(256|384|512)|EdDSA)\s*)*$|^\s*EdDSA(\s*,\s*((RS|PS|ES)(256|384|512)|EdDSA)\s*)*$/,
+    {
+      message:
+        'OIDC_ALLOWED_ALGS must list asymmetric algorithms (RS*, PS*, ES*, EdDSA); none and HS* are refused',
+    },
+  )
+  OIDC_ALLOWED_ALGS?: string;
+
+  /** The claim holding the user's groups or roles (default groups). */
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_:./-]{1,200}$/, { message: 'OIDC_GROUPS_CLAIM must be a claim name' })
+  OIDC_GROUPS_CLAIM?: string;
+
+  /** Create a user on their first sign-in (default false: an admin creates them, linked by subject). */
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  OIDC_AUTO_CREATE_USERS?: boolean;
+
+  /** Clock skew tolerated on exp/nbf/iat, in seconds (default 30). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(300)
+  OIDC_CLOCK_SKEW_SECONDS?: number;
+
+  /** The reference web client's public client id at the provider (authorisation code + PKCE). */
+  @IsOptional()
+  @Matches(/^[\x21-\x7e]{1,200}$/, { message: 'OIDC_WEB_CLIENT_ID must be printable ASCII without spaces' })
+  OIDC_WEB_CLIENT_ID?: string;
+
+  /** Scopes the web client asks for (default "openid profile email"). */
+  @IsOptional()
+  @Matches(/^[\x21-\x7e]+( [\x21-\x7e]+)*$/, { message: 'OIDC_WEB_SCOPE must be scopes separated by spaces' })
+  OIDC_WEB_SCOPE?: string;
   /** Provider key variables must start with this (default CS_PROVIDER_KEY_). */
   @IsOptional()
   @Matches(/^[A-Z][A-Z0-9_]{2,63}$/, {

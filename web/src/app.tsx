@@ -8,15 +8,54 @@ import { InboxPage } from './inbox/inbox-page';
 import { navigate, pathOf, screenOf, useLocation, type Screen } from './router';
 import { readToken, writeToken } from './session';
 import { SignIn } from './sign-in';
+import {
+  completeProviderSignIn,
+  forgetProviderSignIn,
+  isProviderCallback,
+  loadProviderSignIn,
+  onRenewedToken,
+  type ProviderSignIn,
+} from './identity-provider';
 
 /** The whole client: sign-in until a token works, then the inbox or the chat. */
 export function App() {
   const [token, setToken] = useState<string | null>(readToken);
   const [viewer, setViewer] = useState<Viewer | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  const [provider, setProvider] = useState<ProviderSignIn | null>(null);
   const api = useMemo(() => (token ? new Api(token) : null), [token]);
 
+  // why: the provider's sign-in (and its return with a code) is offered once the server said how.
+  useEffect(() => {
+    let live = true;
+    void loadProviderSignIn().then(async (settings) => {
+      if (!live || !settings) return;
+      setProvider(settings);
+      if (!isProviderCallback()) return;
+      try {
+        const user = await completeProviderSignIn(settings);
+        writeToken(user.access_token);
+        setToken(user.access_token);
+      } catch {
+        setNotice('The sign-in with your organisation did not complete. Try again.');
+      }
+    });
+    return () => {
+      live = false;
+    };
+  }, []);
+
+  // why: a renewed access token replaces the old one (HTTP and a new graphql-ws connection).
+  useEffect(() => {
+    if (!provider) return;
+    return onRenewedToken(provider, (renewed) => {
+      writeToken(renewed);
+      setToken(renewed);
+    });
+  }, [provider]);
+
   const signOut = useCallback((message: string | null = null) => {
+    void forgetProviderSignIn();
     writeToken(null);
     setToken(null);
     setViewer(null);
@@ -40,6 +79,7 @@ export function App() {
     return (
       <SignIn
         notice={notice}
+        provider={provider}
         onSignedIn={(t, v) => {
           writeToken(t);
           setNotice(null);

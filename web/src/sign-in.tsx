@@ -4,13 +4,19 @@ import { VIEWER } from './api/operations';
 import { refusalMessage } from './api/refusals';
 import type { Viewer } from './api/types';
 import { normaliseToken } from './session';
+import { providerManager, type ProviderSignIn } from './identity-provider';
 
-/** Sign-in by pasting a personal access token; it is checked with `viewer` before it is kept. */
+/**
+ * Sign-in with the organisation's identity provider when the server offers it, or by pasting a
+ * personal access token (checked with `viewer` before it is kept).
+ */
 export function SignIn({
   notice,
+  provider,
   onSignedIn,
 }: {
   notice: string | null;
+  provider: ProviderSignIn | null;
   onSignedIn: (token: string, viewer: Viewer) => void;
 }) {
   const [value, setValue] = useState('');
@@ -41,6 +47,13 @@ export function SignIn({
     <main id="main" className="sign-in">
       <h1>Countersign</h1>
       <p>Decide what AI agents want to change, and chat with them about your pages.</p>
+      {provider && (
+        <p>
+          <button type="button" onClick={() => void providerManager(provider).signinRedirect()}>
+            Sign in with your organisation
+          </button>
+        </p>
+      )}
       <form onSubmit={(e) => void submit(e)} aria-describedby={error ? 'sign-in-error' : undefined}>
         <label htmlFor="token">Personal access token</label>
         <input

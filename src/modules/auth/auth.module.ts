@@ -2,6 +2,12 @@ import { Module } from '@nestjs/common';
 import { Authenticator } from '../../platform/auth/authenticator';
 import { AuditTrail } from './application/audit-trail';
 import { TokenAuthenticator } from './application/token-authenticator';
+import { BearerAuthenticator } from './application/bearer-authenticator';
+import { IdentitySignIn } from './application/identity-sign-in';
+import { IdentityTokenVerifier } from './application/identity-token-verifier';
+import { IdentitiesRepository } from './persistence/identities.repository';
+import { IdentityGroupMappingsService } from './application/identity-group-mappings.service';
+import { IdentityGroupMappingsResolver } from './graphql/identity-group-mappings.resolver';
 import { TokensService } from './application/tokens.service';
 import { UsersService } from './application/users.service';
 import { PrincipalsService } from './application/principals.service';
@@ -26,6 +32,8 @@ import { IdentityPagesRepository } from './persistence/identity-pages.repository
     IdentityPagesResolver,
     IdentityPages,
     IdentityPagesRepository,
+    IdentityGroupMappingsResolver,
+    IdentityGroupMappingsService,
     UsersService,
     AuditTrail,
     AuditRepository,
@@ -35,7 +43,11 @@ import { IdentityPagesRepository } from './persistence/identity-pages.repository
     UsersRepository,
     ApiTokensRepository,
     TokenAuthenticator,
-    { provide: Authenticator, useExisting: TokenAuthenticator },
+    IdentityTokenVerifier,
+    IdentitySignIn,
+    IdentitiesRepository,
+    BearerAuthenticator,
+    { provide: Authenticator, useExisting: BearerAuthenticator },
   ],
   exports: [Authenticator, AuthRepository, UsersService, TokensService, PrincipalsService],
 })

@@ -11,7 +11,7 @@ export interface GroupPermissions {
   readonly editLanguageIds: readonly number[];
 }
 
-/** The authenticated caller of an operation, resolved from a personal access token. */
+/** The authenticated caller of an operation, from a personal access token or an identity provider's JWT. */
 export interface AuthUser {
   readonly id: number;
   readonly username: string;
@@ -23,6 +23,8 @@ export interface AuthUser {
   readonly grants: ReadonlySet<Grant>;
   /** The token that authenticated this caller (re-checked for every subscription event). */
   readonly tokenId: string;
+  /** When the JWT that authenticated this caller expires (absent for personal access tokens). */
+  readonly expiresAt?: Date;
 }
 
 export function hasGrant(user: AuthUser, grant: Grant): boolean {

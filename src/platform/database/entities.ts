@@ -7,6 +7,7 @@ import { DecisionEntity } from '../../modules/approvals/persistence/decision.ent
 import { ApiTokenEntity } from '../../modules/auth/persistence/api-token.entity';
 import { AuditEventEntity } from '../../modules/auth/persistence/audit-event.entity';
 import { GroupEntity } from '../../modules/auth/persistence/group.entity';
+import { IdentityGroupMappingEntity } from '../../modules/auth/persistence/identity-group-mapping.entity';
 import { UserEntity } from '../../modules/auth/persistence/user.entity';
 import { ConfigurationEntity } from '../../modules/configurations/persistence/configuration.entity';
 import { TaskEntity } from '../../modules/configurations/persistence/task.entity';
@@ -22,6 +23,7 @@ import { SkillVersionEntity } from '../../modules/skills/persistence/skill-versi
 export const ENTITIES = [
   UserEntity,
   GroupEntity,
+  IdentityGroupMappingEntity,
   ApiTokenEntity,
   AuditEventEntity,
   SiteEntity,

@@ -30,8 +30,8 @@ const TOKEN_KEY = 'countersign.graphiql.token';
 
 const DEFAULT_QUERY = `# Countersign GraphiQL
 #
-# Paste a personal access token (cs_...) in the field above and press "Use token", or put
-# {"Authorization": "Bearer cs_..."} in the Headers tab below. Queries and mutations go over
+# Paste a personal access token (cs_...) or a JWT of the identity provider (eyJ...) in the
+# field above and press "Use token", or put {"Authorization": "Bearer cs_..."} in the Headers tab below. Queries and mutations go over
 # HTTP, subscriptions over graphql-ws, both with that token (the Headers tab's wins).
 # The CLI prints one: npm run cli -- token create --user <username>
 
@@ -186,7 +186,7 @@ export const GRAPHIQL_INIT_SCRIPT = `(function () {
     );
     status.textContent = authorization
       ? 'Using the token for this tab (HTTP and WebSocket).'
-      : 'No token: paste a personal access token (cs_...), or set Authorization in the Headers tab.';
+      : 'No token: paste a personal access token (cs_...) or a JWT (eyJ...), or set Authorization in the Headers tab.';
   }
 
   document.getElementById('cs-form').addEventListener('submit', function (event) {
@@ -239,7 +239,7 @@ export function graphiqlHtml(): string {
   <body>
     <form id="cs-form" autocomplete="off">
       <strong>Countersign</strong>
-      <label>Bearer token <input id="cs-token" type="password" placeholder="cs_..." /></label>
+      <label>Bearer token <input id="cs-token" type="password" placeholder="cs_... or eyJ..." /></label>
       <button type="submit">Use token</button>
       <button type="button" id="cs-forget">Forget token</button>
       <span id="cs-status"></span>

@@ -13,7 +13,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocket, WebSocketServer } from 'ws';
+import { RawData, WebSocket, WebSocketServer } from 'ws';
 import type { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { Metrics } from '../metrics/metrics';
@@ -51,6 +51,22 @@ export const WS_CLOSE = {
 type Extra = WsExtra & { socket: WebSocket };
 type Ctx = WsContext<Record<string, unknown> | undefined, Extra>;
 
+/** The `authorization` of a graphql-ws `ping` that renews the connection's token, else null. */
+function renewalOf(data: RawData): string | null {
+  const text = Array.isArray(data)
+    ? Buffer.concat(data).toString()
+    : Buffer.from(data as ArrayBuffer).toString();
+  // why: only pings are parsed a second time, and cheaply rejected before JSON.parse.
+  if (!text.includes('"ping"') || !text.includes('authorization')) return null;
+  try {
+    const message = JSON.parse(text) as { type?: unknown; payload?: { authorization?: unknown } | null };
+    const authorization = message.type === 'ping' ? message.payload?.authorization : undefined;
+    return typeof authorization === 'string' ? authorization : null;
+  } catch {
+    return null;
+  }
+}
+
 const rateLimited = (message: string): GraphQLError =>
   new GraphQLError(message, { extensions: { code: 'RATE_LIMITED', retryable: true } });
 
@@ -62,6 +78,8 @@ const rateLimited = (message: string): GraphQLError =>
  * connections per user (4429; over all instances where REDIS_URL is set, each connection a
  * renewed lease in Redis) and `WS_MAX_SUBSCRIPTIONS_PER_CONNECTION`
  * operations at once on one connection (RATE_LIMITED). Every operation passes the HTTP limits.
+ * A connection opened with an identity provider's JWT closes (4401) when the token expires, unless
+ * a `ping` carried a fresh one (docs/security.md).
  * A revoked token's connections close at once (4401), on every instance (the event bus).
  */
 @Injectable()
@@ -205,7 +223,48 @@ export class GraphqlWsServer implements OnApplicationBootstrap, BeforeApplicatio
     this.track(socket, user);
     this.accepted.add(ctx);
     ctx.extra.user = user;
+    this.watchExpiry(ctx, user);
     return true;
+  }
+
+  /**
+   * A connection opened with an identity provider's JWT closes with 4401 ("Token expired") when
+   * the token expires, unless the client sent a fresh one before: a graphql-ws `ping` whose
+   * payload is `{ "authorization": "Bearer <jwt>" }` (docs/security.md). A fresh token must sign
+   * in the same user; one that does not, or is not valid, closes the connection at once (4401).
+   */
+  private watchExpiry(ctx: Ctx, user: AuthUser): void {
+    if (!user.expiresAt) return;
+    const { socket } = ctx.extra;
+    let timer: NodeJS.Timeout | null = null;
+    const arm = (expiresAt: Date): void => {
+      if (timer) clearTimeout(timer);
+      // why: setTimeout overflows past 2^31-1 ms (about 24 days); a later expiry re-arms then.
+      const wait = Math.min(Math.max(0, expiresAt.getTime() - Date.now()), 2 ** 31 - 1);
+      timer = setTimeout(() => {
+        if (expiresAt.getTime() <= Date.now()) socket.close(WS_CLOSE.unauthorized, 'Token expired');
+        else arm(expiresAt);
+      }, wait);
+    };
+    arm(user.expiresAt);
+    socket.on('message', (data) => void this.renew(ctx, data, arm));
+    socket.once('close', () => timer && clearTimeout(timer));
+  }
+
+  /** Handles a token renewal (a `ping` with an authorization); graphql-ws still answers the pong. */
+  private async renew(ctx: Ctx, data: RawData, arm: (expiresAt: Date) => void): Promise<void> {
+    const authorization = renewalOf(data);
+    if (authorization === null) return;
+    const { socket, request } = ctx.extra;
+    const current = ctx.extra.user;
+    const user = await this.authenticator.authenticate(authorization).catch(() => null);
+    if (!user?.expiresAt || !current || user.id !== current.id) {
+      if (!user) await this.failures.failed(remoteAddress(request));
+      socket.close(WS_CLOSE.unauthorized, 'Unauthorized');
+      return;
+    }
+    ctx.extra.user = user;
+    arm(user.expiresAt);
   }
 
   /**

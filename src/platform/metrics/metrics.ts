@@ -19,7 +19,11 @@ export abstract class Metrics {
   abstract watchOpenSubscriptions(read: () => number): void;
   /** Reads the run and worker figures from the database at each scrape. */
   abstract watchCensus(read: () => Promise<RunCensus>): void;
+  /** A bearer JWT of the identity provider was checked: signed in (a user created or not) or refused. */
+  abstract identitySignIn(outcome: IdentitySignInLabel): void;
 }
+
+export type IdentitySignInLabel = 'signed_in' | 'created' | 'refused';
 
 export type DecisionKindLabel = 'approve' | 'deny' | 'input';
 export type DecisionPathLabel = 'inline' | 'durable';
@@ -42,4 +46,5 @@ export class NoMetrics extends Metrics {
   retentionRemoved(): void {}
   watchOpenSubscriptions(): void {}
   watchCensus(): void {}
+  identitySignIn(): void {}
 }

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { DecisionKindLabel, DecisionPathLabel, Metrics, RunCensus } from './metrics';
+import { DecisionKindLabel, DecisionPathLabel, IdentitySignInLabel, Metrics, RunCensus } from './metrics';
 
 /** The statuses of a run that is not finished: each gets a `countersign_runs` series, 0 or not. */
 const UNFINISHED = ['QUEUED', 'RUNNING', 'WAITING_FOR_APPROVAL', 'WAITING_FOR_INPUT', 'DECISION_RECORDED'];
@@ -78,6 +78,13 @@ export class PrometheusMetrics extends Metrics {
     registers: [this.registry],
   });
 
+  private readonly identitySignIns = new Counter({
+    name: 'countersign_identity_sign_ins_total',
+    help: 'Bearer JWTs of the identity provider checked: signed_in, created (a first sign-in made the user) or refused',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
+
   constructor() {
     super();
     const read = () => this.openSubscriptions();
@@ -120,6 +127,10 @@ export class PrometheusMetrics extends Metrics {
 
   watchCensus(read: () => Promise<RunCensus>): void {
     this.census = read;
+  }
+
+  identitySignIn(outcome: IdentitySignInLabel): void {
+    this.identitySignIns.inc({ outcome });
   }
 
   /** The text a scrape gets: the database's figures read once, then every series. */

@@ -18,14 +18,25 @@ export function webClientDir(): string {
   return join(projectRoot(), 'dist', 'web');
 }
 
-// why: the client talks to this origin only (HTTP and graphql-ws) and loads nothing from elsewhere.
-const SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  'Content-Security-Policy':
-    "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'; " +
-    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
-  'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
-};
+/** How the client signs in with the identity provider (`/app/sign-in.json`); null: tokens only. */
+export interface WebSignIn {
+  readonly issuer: string;
+  readonly clientId: string;
+  readonly scope: string;
+}
+
+// why: the client talks to this origin only (HTTP and graphql-ws) and loads nothing from
+// elsewhere; with sign-in through a provider it also fetches the provider's discovery and tokens.
+function securityHeaders(signIn: WebSignIn | null): Readonly<Record<string, string>> {
+  const provider = signIn ? ` ${new URL(signIn.issuer).origin}` : '';
+  return {
+    'Content-Security-Policy':
+      `default-src 'self'; connect-src 'self'${provider}; img-src 'self' data:; style-src 'self'; ` +
+      "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+  };
+}
 
 const HAS_EXTENSION = /\.[A-Za-z0-9]+$/;
 
@@ -34,14 +45,23 @@ const HAS_EXTENSION = /\.[A-Za-z0-9]+$/;
  * year), and `index.html` for every other path under /app (the client routes itself:
  * `/app/`, `/app/chat?...`). No token is needed for the page; every operation it sends needs one.
  */
-export function webClientHandler(dir: string, options: { serveSourceMaps: boolean }) {
+export function webClientHandler(
+  dir: string,
+  options: { serveSourceMaps: boolean; signIn?: WebSignIn | null },
+) {
   const root = normalize(dir + sep);
+  const headers = securityHeaders(options.signIn ?? null);
   return (req: Request, res: Response, next: NextFunction): void => {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       next();
       return;
     }
-    for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    if (req.path === '/sign-in.json') {
+      res.setHeader('Cache-Control', 'no-cache');
+      res.json(options.signIn ?? null);
+      return;
+    }
     const index = join(root, 'index.html');
     if (!existsSync(index)) {
       notFound(res, 'The web client is not built: run `npm run build`');
@@ -77,8 +97,13 @@ export function webClientHandler(dir: string, options: { serveSourceMaps: boolea
 }
 
 /** Mounts the client at {@link WEB_CLIENT_PATH}, ahead of Nest's routes; source maps outside production only. */
-export function mountWebClient(app: INestApplication, production: boolean, dir = webClientDir()): void {
-  app.use(WEB_CLIENT_PATH, webClientHandler(dir, { serveSourceMaps: !production }));
+export function mountWebClient(
+  app: INestApplication,
+  production: boolean,
+  signIn: WebSignIn | null = null,
+  dir = webClientDir(),
+): void {
+  app.use(WEB_CLIENT_PATH, webClientHandler(dir, { serveSourceMaps: !production, signIn }));
 }
 
 // why: a plain 404 in the JSON shape every other client error has (not an HttpException).

@@ -229,6 +229,25 @@ describe('the CLI (compiled, in a child process)', () => {
       expect(await inDataDir(dataDir, (ds) => count(ds, 'app_user'))).toBe(before);
     }, 60_000);
 
+    it('maps a groups-claim value to a group and lists it; an unknown group or a repeat exits 1 and writes nothing', async () => {
+      const add = await cli(
+        ['group-map', 'add', '--value', 'Countersign.Admins', '--group', 'editors', '--admin'],
+        embedded,
+      );
+      expect(add.stderr).toBe('');
+      expect(add.code).toBe(0);
+      const unknown = await cli(['group-map', 'add', '--value', 'x', '--group', 'wizards'], embedded);
+      expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringMatching(/no group named "wizards"/)]);
+      const repeat = await cli(
+        ['group-map', 'add', '--value', 'Countersign.Admins', '--group', 'editors'],
+        embedded,
+      );
+      expect([repeat.code, repeat.stderr]).toEqual([1, expect.stringMatching(/already mapped/)]);
+      expect(await inDataDir(dataDir, (ds) => count(ds, 'identity_group_mapping'))).toBe(1);
+      const list = await cli(['group-map', 'list'], embedded);
+      expect(list.lines.slice(-1)[0]).toMatch(/^\d+ {2}"Countersign.Admins" -> editors {2}admin: yes$/);
+    }, 60_000);
+
     it('creates a token that is the last line alone, stored only as its hash, and authenticates', async () => {
       const run = await cli(['token', 'create', '--user', 'zoe', '--label', 'ci deploy'], embedded);
       expect(run.stderr).toBe('');

@@ -197,6 +197,12 @@ export type CreateConversationInput = {
   title: InputMaybe<Scalars['String']['input']>;
 };
 
+export type CreateIdentityGroupMappingInput = {
+  claimValue: Scalars['String']['input'];
+  grantsAdmin: InputMaybe<Scalars['Boolean']['input']>;
+  groupId: Scalars['ID']['input'];
+};
+
 export type CreateUserInput = {
   displayName: InputMaybe<Scalars['String']['input']>;
   groupIds: InputMaybe<Array<Scalars['ID']['input']>>;
@@ -315,6 +321,18 @@ export type HandBack = {
   code: ErrorCode;
 };
 
+/** A value of the identity provider's groups claim, mapped to a group (and maybe admin rights) */
+export type IdentityGroupMapping = {
+  __typename?: 'IdentityGroupMapping';
+  /** The value as it appears in the groups claim (OIDC_GROUPS_CLAIM) */
+  claimValue: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  /** Users with this value are admins: the only way a token grants admin rights */
+  grantsAdmin: Scalars['Boolean']['output'];
+  group: Group;
+  id: Scalars['ID']['output'];
+};
+
 /** What an inboxChanged event says happened: ADDED (the run started waiting), UPDATED (the same turn announced again), REMOVED (it no longer waits). */
 export type InboxChange =
   | 'ADDED'
@@ -415,9 +433,11 @@ export type Mutation = {
   createApiToken: ApiTokenCreated;
   /** Start a conversation, optionally about a page in a language, with a skill. A refused start creates nothing. */
   createConversation: Conversation;
+  createIdentityGroupMapping: IdentityGroupMapping;
   createUser: User;
   /** Approve or deny the proposal the conversation waits on (recorded, carried out by a worker). */
   decideConversationApproval: Conversation;
+  deleteIdentityGroupMapping: Scalars['Boolean']['output'];
   denyRun: DecisionReceipt;
   /** Admin: any token; a user: their own. Idempotent. */
   revokeApiToken: Scalars['Boolean']['output'];
@@ -468,6 +488,11 @@ export type MutationCreateConversationArgs = {
 };
 
 
+export type MutationCreateIdentityGroupMappingArgs = {
+  input: CreateIdentityGroupMappingInput;
+};
+
+
 export type MutationCreateUserArgs = {
   input: CreateUserInput;
 };
@@ -475,6 +500,11 @@ export type MutationCreateUserArgs = {
 
 export type MutationDecideConversationApprovalArgs = {
   input: DecideConversationInput;
+};
+
+
+export type MutationDeleteIdentityGroupMappingArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -636,6 +666,7 @@ export type Query = {
   /** The viewer's conversations, most recently active first, paged by cursor (first, after). */
   conversationsConnection: ConversationConnection;
   groups: Array<Group>;
+  identityGroupMappings: Array<IdentityGroupMapping>;
   /** The inbox: runs waiting for a decision that the viewer may make, longest wait first. For pages with cursors use inboxConnection. */
   inbox: Array<InboxItem>;
   /** The inbox as a cursor-paged connection (Relay style): runs waiting for a decision the viewer may make, longest wait first. */

@@ -1,7 +1,16 @@
-import { Column, CreateDateColumn, Entity, JoinTable, ManyToMany, PrimaryGeneratedColumn } from 'typeorm';
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinTable,
+  ManyToMany,
+  PrimaryGeneratedColumn,
+} from 'typeorm';
 import { GroupEntity } from './group.entity';
 
 @Entity({ name: 'app_user' })
+@Index('app_user_identity_idx', ['identityIssuer', 'identitySubject'], { unique: true })
 export class UserEntity {
   @PrimaryGeneratedColumn()
   id: number;
@@ -17,6 +26,16 @@ export class UserEntity {
 
   @Column({ name: 'is_admin', type: 'boolean', default: false })
   isAdmin: boolean;
+
+  /** The identity provider's issuer and subject this user signs in as (null: tokens only). */
+  @Column({ name: 'identity_issuer', type: 'varchar', length: 500, nullable: true })
+  identityIssuer: string | null;
+
+  @Column({ name: 'identity_subject', type: 'varchar', length: 255, nullable: true })
+  identitySubject: string | null;
+
+  @Column({ type: 'varchar', length: 320, nullable: true })
+  email: string | null;
 
   @ManyToMany(() => GroupEntity)
   @JoinTable({
