@@ -1,5 +1,6 @@
 // The ordered list of migrations. `npm run migration:generate -- <Name>` appends to it.
 import { IndexTheLists1796146656078 } from './1796146656078-index-the-lists';
+import { NotifyAuthChanges1796150000000 } from './1796150000000-notify-auth-changes';
 import { VersionSkills1796146572698 } from './1796146572698-version-skills';
 import { TrackOwnersUnfinishedRuns1796140355029 } from './1796140355029-track-owners-unfinished-runs';
 import { RecordTokenCreatorsAndAudit1796138194754 } from './1796138194754-record-token-creators-and-audit';
@@ -20,4 +21,5 @@ export const MIGRATIONS: Function[] = [
   TrackOwnersUnfinishedRuns1796140355029,
   VersionSkills1796146572698,
   IndexTheLists1796146656078,
+  NotifyAuthChanges1796150000000,
 ];

@@ -63,6 +63,8 @@ export interface AppConfig {
   readonly wsConnectionInitTimeoutSeconds: number;
   readonly wsMaxSubscriptionsPerConnection: number;
   readonly wsMaxConnectionsPerUser: number;
+  readonly wsKeepAliveSeconds: number;
+  readonly wsMaxBufferedBytes: number;
   readonly authFailuresPerMinute: number;
   /** Which variables provider configurations may name as keys, and which URLs they may reach. */
   readonly providerAccess: ProviderAccess;
@@ -157,6 +159,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     wsConnectionInitTimeoutSeconds: raw.WS_CONNECTION_INIT_TIMEOUT_SECONDS ?? 5,
     wsMaxSubscriptionsPerConnection: raw.WS_MAX_SUBSCRIPTIONS_PER_CONNECTION ?? 50,
     wsMaxConnectionsPerUser: raw.WS_MAX_CONNECTIONS_PER_USER ?? 50,
+    wsKeepAliveSeconds: raw.WS_KEEPALIVE_SECONDS ?? 10,
+    wsMaxBufferedBytes: raw.WS_MAX_BUFFERED_BYTES ?? 4_194_304,
     authFailuresPerMinute: raw.AUTH_FAILURES_PER_MINUTE ?? 30,
     providerAccess,
     // why: only variables meant for provider keys can be read at all, so no path from a
