@@ -20,6 +20,9 @@ const RUN_EVENTS = `subscription($runId: ID!, $after: Int) { runEvents(runId: $r
   kind runId outcome step { sequence kind payload } pending { turn }
 } }`;
 
+/** The bound on a socket's outgoing buffer in this file. */
+const BUFFER = 256 * 1024;
+
 interface TraceFrame {
   runEvents: {
     kind: 'STEP' | 'WAITING' | 'TERMINAL';
@@ -54,7 +57,7 @@ describe('streams at scale', () => {
   let twoPauses: string;
 
   beforeAll(async () => {
-    t = await bootTestApp({ WORKER_ENABLED: 'false', WS_KEEPALIVE_SECONDS: '1' });
+    t = await bootTestApp({ WORKER_ENABLED: 'false', WS_MAX_BUFFERED_BYTES: String(BUFFER) });
     ids = await demoIds(t);
     reads = await upsertConfiguration(t, {
       identifier: 'scale-reads',
@@ -181,17 +184,94 @@ describe('streams at scale', () => {
     expect(await waitForRest(t, runId)).toBe('COMPLETED');
   });
 
-  it('pings every WS_KEEPALIVE_SECONDS at the protocol level, and the connection survives', async () => {
-    const socket = new WebSocket(t.wsUrl, 'graphql-transport-ws');
-    const pings: number[] = [];
-    socket.on('ping', () => pings.push(Date.now()));
-    await new Promise((r) => socket.once('open', r));
-    socket.send(
-      JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${t.tokens.bob}` } }),
+  it('a client that stops reading is closed with 4413 without holding back the others, and resumes after its last sequence', async () => {
+    await t.dataSource.query(
+      'UPDATE page_text SET body = $2 WHERE page_id = $1 AND language_id = 0 AND workspace_id = 0',
+      [ids.pages.Widget, 'A long page. '.repeat(20_000)],
     );
-    await new Promise((r) => setTimeout(r, 3_300));
-    expect(pings.length).toBeGreaterThanOrEqual(2);
-    expect(socket.readyState).toBe(WebSocket.OPEN);
-    socket.close();
+    const bulk = await upsertConfiguration(t, {
+      identifier: 'scale-bulk',
+      privacyLevel: 'FULL',
+      providerOptions: {
+        rounds: [
+          { toolCalls: [{ name: 'pages_update', arguments: { seoTitle: 'Bulk' } }] },
+          ...Array.from({ length: 10 }, () => ({ toolCalls: [{ name: 'pages_read', arguments: {} }] })),
+          { text: 'Read ten times.' },
+        ],
+      },
+    });
+    const runId = await waiting(bulk, 'Widget');
+    // the slow client: one connection, many traces of the run, and then it stops reading
+    const slow = new WebSocket(t.wsUrl, 'graphql-transport-ws');
+    const last = new Map<string, number>();
+    let frames = 0;
+    slow.on('message', (data: Buffer) => {
+      const m = JSON.parse(String(data)) as { id?: string; type: string; payload?: { data?: TraceFrame } };
+      if (m.type !== 'next' || !m.id) return;
+      frames++;
+      const step = m.payload?.data?.runEvents.step;
+      if (step) last.set(m.id, step.sequence);
+    });
+    const closed = new Promise<number>((r) => slow.once('close', (code: number) => r(code)));
+    await new Promise((r) => slow.once('open', r));
+    slow.send(
+      JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${t.tokens.admin}` } }),
+    );
+    await new Promise((r) => slow.once('message', r)); // connection_ack
+    const subscriptions = 40;
+    for (let i = 0; i < subscriptions; i++) {
+      slow.send(
+        JSON.stringify({
+          id: `s${i}`,
+          type: 'subscribe',
+          payload: { query: RUN_EVENTS, variables: { runId, after: 0 } },
+        }),
+      );
+    }
+    await until(() => frames >= subscriptions, 10_000, 'the slow client’s first frames');
+    (slow as unknown as { _socket: { pause(): void; resume(): void } })._socket.pause();
+
+    const normal = collect<TraceFrame>(t.ws('admin'), RUN_EVENTS, { runId, after: 0 });
+    await until(() => normal.events.length >= 1, 10_000, 'the normal subscriber’s first frame');
+    receiptOf(await decide(t, 'approve', 'carol', { runId, turnDigest: await digestOf(t, runId) }));
+    // the others are not held back: the whole trace arrives while the slow client still sleeps
+    await normal.done;
+    expect(normal.errors).toEqual([]);
+    expect(normal.events.at(-1)!.runEvents).toMatchObject({ kind: 'TERMINAL', outcome: 'DONE' });
+    const all = normal.events
+      .filter((e) => e.runEvents.kind === 'STEP')
+      .map((e) => e.runEvents.step!.sequence);
+
+    (slow as unknown as { _socket: { resume(): void } })._socket.resume();
+    expect(await closed).toBe(4413);
+    // it resumes from the last sequence it saw: every later step once, no gap, no duplicate
+    const seen = last.get('s0') ?? 0;
+    expect(seen).toBeLessThan(all.at(-1)!);
+    const again = collect<TraceFrame>(t.ws('admin'), RUN_EVENTS, { runId, after: seen });
+    await again.done;
+    const resumed = again.events
+      .filter((e) => e.runEvents.kind === 'STEP')
+      .map((e) => e.runEvents.step!.sequence);
+    expect(resumed).toEqual(all.filter((s) => s > seen));
+    expect(again.events.at(-1)!.runEvents.kind).toBe('TERMINAL');
+  });
+
+  it('pings every WS_KEEPALIVE_SECONDS at the protocol level, and the connection survives', async () => {
+    const app = await bootTestApp({ WORKER_ENABLED: 'false', WS_KEEPALIVE_SECONDS: '1' });
+    try {
+      const socket = new WebSocket(app.wsUrl, 'graphql-transport-ws');
+      const pings: number[] = [];
+      socket.on('ping', () => pings.push(Date.now()));
+      await new Promise((r) => socket.once('open', r));
+      socket.send(
+        JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${app.tokens.bob}` } }),
+      );
+      await new Promise((r) => setTimeout(r, 3_300));
+      expect(pings.length).toBeGreaterThanOrEqual(2);
+      expect(socket.readyState).toBe(WebSocket.OPEN);
+      socket.close();
+    } finally {
+      await app.close();
+    }
   });
 });
