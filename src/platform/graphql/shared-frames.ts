@@ -117,7 +117,25 @@ function shareKey(args: ExecutionArgs): string | null {
     if (selection.kind !== Kind.FIELD) return null;
     if (fields[selection.name.value]?.extensions?.[SHARED_FRAMES] !== true) return null;
   }
-  return `${print(args.document)}\n${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? {})}`;
+  return `${documentKey(args.document)}\n${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? {})}`;
+}
+
+/** A short key per document text (subscribers of one operation share the document itself). */
+const printed = new WeakMap<object, string>();
+const byText = new Map<string, string>();
+function documentKey(document: ExecutionArgs['document']): string {
+  let key = printed.get(document);
+  if (key === undefined) {
+    const text = print(document);
+    key = byText.get(text);
+    if (key === undefined) {
+      // why: past the bound the text itself is the key: never two texts under one key.
+      key = byText.size < 10_000 ? `#${byText.size + 1}` : text;
+      if (key !== text) byText.set(text, key);
+    }
+    printed.set(document, key);
+  }
+  return key;
 }
 
 function isAsyncIterable(value: unknown): boolean {
