@@ -7,6 +7,7 @@ import {
   Kind,
   print,
 } from 'graphql';
+import { mapStream } from '../pubsub/subscription-stream';
 
 /**
  * The field extension that marks a subscription whose frames depend on the event alone (never
@@ -47,7 +48,7 @@ export class SharedFrames {
     const run = (event: unknown): Promise<ExecutionResult> =>
       Promise.resolve(execute({ ...args, rootValue: event }));
     const map = key === null ? run : (event: unknown) => this.executeShared(event, key, run);
-    return mapIterator(source as AsyncIterableIterator<unknown>, map);
+    return mapStream(source as AsyncIterableIterator<unknown>, map);
   };
 
   /**
@@ -140,27 +141,4 @@ function documentKey(document: ExecutionArgs['document']): string {
 
 function isAsyncIterable(value: unknown): boolean {
   return typeof (value as { [Symbol.asyncIterator]?: unknown })?.[Symbol.asyncIterator] === 'function';
-}
-
-function mapIterator<T, U>(
-  source: AsyncIterableIterator<T>,
-  map: (value: T) => Promise<U>,
-): AsyncIterableIterator<U> {
-  return {
-    async next() {
-      const r = await source.next();
-      return r.done ? { value: undefined, done: true } : { value: await map(r.value), done: false };
-    },
-    async return() {
-      await source.return?.();
-      return { value: undefined, done: true };
-    },
-    async throw(e: unknown) {
-      await source.return?.();
-      throw e;
-    },
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-  };
 }
