@@ -2,6 +2,7 @@
 import { SignInThroughIdentityProvider1796150000000 } from './1796150000000-sign-in-through-identity-provider';
 import { IndexTheLists1796146656078 } from './1796146656078-index-the-lists';
 import { IndexTheChatAndTokenLists1796149854040 } from './1796149854040-index-the-chat-and-token-lists';
+import { NotifyAuthChanges1796150000001 } from './1796150000001-notify-auth-changes';
 import { VersionSkills1796146572698 } from './1796146572698-version-skills';
 import { TrackOwnersUnfinishedRuns1796140355029 } from './1796140355029-track-owners-unfinished-runs';
 import { RecordTokenCreatorsAndAudit1796138194754 } from './1796138194754-record-token-creators-and-audit';
@@ -24,4 +25,5 @@ export const MIGRATIONS: Function[] = [
   IndexTheLists1796146656078,
   IndexTheChatAndTokenLists1796149854040,
   SignInThroughIdentityProvider1796150000000,
+  NotifyAuthChanges1796150000001,
 ];

@@ -8,12 +8,12 @@ export class ShortMemo<K, V> {
 
   constructor(private readonly ttlMs: number) {}
 
-  get(key: K, load: () => Promise<V>): Promise<V> {
+  get(key: K, load: () => Promise<V>, ttlMs = this.ttlMs): Promise<V> {
     const now = Date.now();
     const hit = this.entries.get(key);
     if (hit && hit.until > now) return hit.value;
     const value = load();
-    const entry = { value, until: now + this.ttlMs };
+    const entry = { value, until: now + ttlMs };
     this.entries.set(key, entry);
     value.catch(() => {
       if (this.entries.get(key) === entry) this.entries.delete(key);

@@ -76,6 +76,8 @@ export interface AppConfig {
   readonly wsConnectionInitTimeoutSeconds: number;
   readonly wsMaxSubscriptionsPerConnection: number;
   readonly wsMaxConnectionsPerUser: number;
+  readonly wsKeepAliveSeconds: number;
+  readonly wsMaxBufferedBytes: number;
   readonly authFailuresPerMinute: number;
   /** Null: no identity provider, personal access tokens only. */
   readonly oidc: OidcSettings | null;
@@ -172,6 +174,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     wsConnectionInitTimeoutSeconds: raw.WS_CONNECTION_INIT_TIMEOUT_SECONDS ?? 5,
     wsMaxSubscriptionsPerConnection: raw.WS_MAX_SUBSCRIPTIONS_PER_CONNECTION ?? 50,
     wsMaxConnectionsPerUser: raw.WS_MAX_CONNECTIONS_PER_USER ?? 50,
+    wsKeepAliveSeconds: raw.WS_KEEPALIVE_SECONDS ?? 10,
+    wsMaxBufferedBytes: raw.WS_MAX_BUFFERED_BYTES ?? 4_194_304,
     authFailuresPerMinute: raw.AUTH_FAILURES_PER_MINUTE ?? 30,
     oidc: oidcOf(raw),
     providerAccess,

@@ -208,6 +208,22 @@ export class EnvSchema {
   @Max(10_000)
   WS_MAX_SUBSCRIPTIONS_PER_CONNECTION?: number;
 
+  /** How often the server pings an idle graphql-ws connection (protocol ping; no pong within as long: closed). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  WS_KEEPALIVE_SECONDS?: number;
+
+  /** Bytes a graphql-ws socket may have waiting to be sent before it is closed as too slow (4413). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  @Max(1_073_741_824)
+  WS_MAX_BUFFERED_BYTES?: number;
+
   /** Open graphql-ws connections one user may hold (over all instances where REDIS_URL is set). */
   @IsOptional()
   @Transform(toInt)

@@ -36,6 +36,46 @@ const coded = (e: unknown, code: 'GRAPHQL_PARSE_FAILED' | 'GRAPHQL_VALIDATION_FA
   });
 };
 
+/** Valid documents kept per schema and limits, by query text (oldest dropped first). */
+const DOCUMENTS_KEPT = 500;
+const documents = new WeakMap<GraphQLSchema, WeakMap<OperationLimits, Map<string, DocumentNode>>>();
+
+/**
+ * The documents already parsed and validated for this schema and these limits, by query text:
+ * validation depends on nothing else, and every subscriber of the same operation shares one
+ * document instead of keeping its own parse (its AST and lexer tokens, about 10 KB each).
+ */
+function validDocuments(schema: GraphQLSchema, limits: OperationLimits): Map<string, DocumentNode> {
+  let bySchema = documents.get(schema);
+  if (!bySchema)
+    documents.set(schema, (bySchema = new WeakMap<OperationLimits, Map<string, DocumentNode>>()));
+  let known = bySchema.get(limits);
+  if (!known) bySchema.set(limits, (known = new Map<string, DocumentNode>()));
+  return known;
+}
+
+function parseAndValidate(
+  schema: GraphQLSchema,
+  query: string,
+  limits: OperationLimits,
+): DocumentNode | GraphQLError[] {
+  let document: DocumentNode;
+  try {
+    document = parse(query, { maxTokens: limits.maxTokens });
+  } catch (e) {
+    return [coded(e, 'GRAPHQL_PARSE_FAILED')];
+  }
+  let errors: readonly GraphQLError[];
+  try {
+    errors = validate(schema, document, [...specifiedRules, ...limits.rules]);
+  } catch (e) {
+    // why: a rule configured to throw (rather than report) must still answer the client.
+    return [coded(e, 'GRAPHQL_VALIDATION_FAILED')];
+  }
+  if (errors.length > 0) return errors.map((e) => coded(e, 'GRAPHQL_VALIDATION_FAILED'));
+  return document;
+}
+
 /**
  * Parses and validates an operation that arrived over graphql-ws with the same limits as an
  * HTTP request: graphql-armor protects Apollo's HTTP pipeline only, so without this a
@@ -48,20 +88,15 @@ export function prepareWsOperation(
   payload: SubscribePayload,
   limits: OperationLimits,
 ): ExecutionArgs | GraphQLError[] {
-  let document: DocumentNode;
-  try {
-    document = parse(payload.query, { maxTokens: limits.maxTokens });
-  } catch (e) {
-    return [coded(e, 'GRAPHQL_PARSE_FAILED')];
+  const known = validDocuments(schema, limits);
+  let document = known.get(payload.query);
+  if (!document) {
+    const checked = parseAndValidate(schema, payload.query, limits);
+    if (Array.isArray(checked)) return checked;
+    document = checked;
+    if (known.size >= DOCUMENTS_KEPT) known.delete(known.keys().next().value!);
+    known.set(payload.query, document);
   }
-  let errors: readonly GraphQLError[];
-  try {
-    errors = validate(schema, document, [...specifiedRules, ...limits.rules]);
-  } catch (e) {
-    // why: a rule configured to throw (rather than report) must still answer the client.
-    return [coded(e, 'GRAPHQL_VALIDATION_FAILED')];
-  }
-  if (errors.length > 0) return errors.map((e) => coded(e, 'GRAPHQL_VALIDATION_FAILED'));
   const nul = nulByteIn(document, payload.variables);
   if (nul) return [nulByteError(nul)];
   const costly = operationCostError(

@@ -32,6 +32,8 @@ import {
   WsExtra,
 } from './graphql.setup';
 import { formatWsErrors, formatWsResult, prepareWsOperation } from './ws-operations';
+import { SharedFrames } from './shared-frames';
+import { guardSends, SLOW_CONSUMER_CLOSE } from './socket-sends';
 
 const PATH = '/graphql';
 
@@ -46,6 +48,8 @@ export const WS_CLOSE = {
   unauthorized: 4401,
   /** Too many connections for the user, or too many failed authentications from the address. */
   rateLimited: 4429,
+  /** The client read too slowly: more than WS_MAX_BUFFERED_BYTES waited to be sent. */
+  slowConsumer: SLOW_CONSUMER_CLOSE,
 } as const;
 
 type Extra = WsExtra & { socket: WebSocket };
@@ -81,6 +85,8 @@ const rateLimited = (message: string): GraphQLError =>
  * A connection opened with an identity provider's JWT closes (4401) when the token expires, unless
  * a `ping` carried a fresh one (docs/security.md).
  * A revoked token's connections close at once (4401), on every instance (the event bus).
+ * Protocol pings every `WS_KEEPALIVE_SECONDS`; a socket with more than `WS_MAX_BUFFERED_BYTES`
+ * waiting to be sent closes with 4413 (socket-sends.ts).
  */
 @Injectable()
 export class GraphqlWsServer implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -100,6 +106,7 @@ export class GraphqlWsServer implements OnApplicationBootstrap, BeforeApplicatio
   private readonly instance = randomUUID();
   private sequence = 0;
   private renewal: NodeJS.Timeout | null = null;
+  private readonly frames = new SharedFrames();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -115,7 +122,7 @@ export class GraphqlWsServer implements OnApplicationBootstrap, BeforeApplicatio
   async onApplicationBootstrap(): Promise<void> {
     this.wss = new WebSocketServer({ noServer: true, maxPayload: this.config.wsMaxPayloadBytes });
     // why: graphql-ws types the extra as an open record; ours is the ws adapter's plus the user.
-    this.server = useServer(this.options() as ServerOptions, this.wss);
+    this.server = useServer(this.options() as ServerOptions, this.wss, this.config.wsKeepAliveSeconds * 1000);
     this.httpServer = this.adapterHost.httpAdapter.getHttpServer() as Server;
     this.httpServer.on('upgrade', this.upgrade);
     this.metrics.watchOpenSubscriptions(() =>
@@ -150,6 +157,7 @@ export class GraphqlWsServer implements OnApplicationBootstrap, BeforeApplicatio
     const wss = this.wss;
     if (!wss || new URL(req.url ?? '/', 'http://x').pathname !== PATH) return;
     wss.handleUpgrade(req, socket, head, (ws) => {
+      guardSends(ws, this.config.wsMaxBufferedBytes, (data) => this.frames.expandFrame(data));
       wss.emit('connection', ws, req);
       // why: a frame over maxPayload (or any other protocol error) makes ws close the socket
       // itself (1009, 1002) and then emit 'error'; graphql-ws would print that to stderr as an
@@ -182,7 +190,10 @@ export class GraphqlWsServer implements OnApplicationBootstrap, BeforeApplicatio
         // why: armor's rules run in Apollo's HTTP pipeline only; ws operations get the same here.
         return prepareWsOperation(this.schemaHost.schema, payload, limits);
       },
-      onNext: (_ctx, _id, _payload, _args, result) => formatWsResult(result, format),
+      // why: runProgress/runEvents frames are executed and serialised once per event (SharedFrames).
+      subscribe: this.frames.subscribe,
+      onNext: (_ctx, _id, _payload, _args, result) =>
+        formatWsResult(result, format) ?? this.frames.marker(result),
       onError: (_ctx, _id, _payload, errors) => formatWsErrors(errors, format),
     };
   }

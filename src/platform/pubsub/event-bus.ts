@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { EventEmitter } from 'node:events';
 import { PubSub } from 'graphql-subscriptions';
 import Redis from 'ioredis';
 import type { AppConfig } from '../../config/app-config';
@@ -62,7 +63,11 @@ export class EventBus implements OnApplicationShutdown {
       this.topics = new RedisTopics(publisher as never, subscriber as never, (m) => this.logger.warn(m));
       this.distributed = true;
     } else {
-      this.memory = new PubSub();
+      // why: every subscriber of a topic is a listener of one emitter; hundreds on one run are
+      // expected here, not a leak (Node warns past 10).
+      const emitter = new EventEmitter();
+      emitter.setMaxListeners(0);
+      this.memory = new PubSub({ eventEmitter: emitter });
       this.distributed = false;
     }
   }

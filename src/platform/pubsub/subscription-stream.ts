@@ -107,3 +107,27 @@ export function subscriptionStream<TIn, TOut>(spec: StreamSpec<TIn, TOut>): Asyn
     },
   };
 }
+
+/** Maps each value of an async iterator, passing `return` through (so unsubscribing works). */
+export function mapStream<A, B>(
+  source: AsyncIterableIterator<A>,
+  f: (a: A) => B | Promise<B>,
+): AsyncIterableIterator<B> {
+  return {
+    async next() {
+      const r = await source.next();
+      return r.done ? { value: undefined, done: true } : { value: await f(r.value), done: false };
+    },
+    async return() {
+      await source.return?.();
+      return { value: undefined, done: true };
+    },
+    async throw(e: unknown) {
+      await source.return?.();
+      throw e;
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}

@@ -72,9 +72,11 @@ async function onTarget<T>(target: DatabaseTarget, fn: (ds: DataSource) => Promi
 
 /** Authenticates a token the way the API does (hash lookup, revocation, expiry). */
 function authenticate(ds: DataSource, token: string): Promise<AuthUser | null> {
-  return new TokenAuthenticator(new AuthRepository(ds), new EventBus(loadConfig({}))).authenticate(
-    `Bearer ${token}`,
-  );
+  return new TokenAuthenticator(
+    new AuthRepository(ds),
+    new EventBus(loadConfig({})),
+    loadConfig({}),
+  ).authenticate(`Bearer ${token}`);
 }
 
 async function groupsOf(ds: DataSource, username: string): Promise<string[]> {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { PendingTurn } from '../../../agent';
 import type { AuthUser } from '../../../platform/auth/auth-user';
 import { ConfigurationsService } from '../../configurations';
-import { PageAccessLookup } from '../../content';
+import { PageAccessLookup, type PageAccess } from '../../content';
 import { RunLists, runAccess, RunsService, type RunView } from '../../runs';
 import { approveRefusal, type ApproveRefusal } from '../core/approve-refusal';
 import { DeciderGate } from './decider-gate';
@@ -35,6 +35,9 @@ export interface InboxPage {
  */
 @Injectable()
 export class InboxService {
+  /** Per `inbox.changed` event object: the context its subscribers share. */
+  private readonly contexts = new WeakMap<object, Promise<InboxContext | null>>();
+
   constructor(
     private readonly runs: RunsService,
     private readonly lists: RunLists,
@@ -72,29 +75,70 @@ export class InboxService {
     return (await this.entries(user, [run], {}))[0] ?? null;
   }
 
+  /**
+   * What every viewer's entry for a run is built from (the run, its turn, its configuration's
+   * four-eyes rule, the gate's pages), read once for an `inbox.changed` event: its subscribers
+   * share one read (keyed by the event object the bus hands to all of them), and each one's
+   * entry is then decided in memory (`entryIn`). Null when the run does not exist.
+   */
+  sharedContext(event: { runId: string }): Promise<InboxContext | null> {
+    let context = this.contexts.get(event);
+    if (!context) {
+      context = this.runs
+        .findRunById(event.runId)
+        .then(async (run) => (run ? (await this.contextsOf([run], {}))[0]! : null));
+      this.contexts.set(event, context);
+    }
+    return context;
+  }
+
+  /** The viewer's entry from a shared context (no reads), or null where they may not decide it. */
+  entryIn(user: AuthUser, context: InboxContext): InboxEntry | null {
+    if (!runAccess(user, context.run).decide) return null;
+    return entryOf(user, context);
+  }
+
   private async entries(user: AuthUser, runs: readonly RunView[], request: object): Promise<InboxEntry[]> {
+    return (await this.contextsOf(runs, request)).map((context) => entryOf(user, context));
+  }
+
+  private async contextsOf(runs: readonly RunView[], request: object): Promise<InboxContext[]> {
     const turns = new Map<string, PendingTurn | null>(runs.map((r) => [r.id, this.runs.pendingTurn(r)]));
     const pageIds = [...turns.values()].flatMap((t) => (t ? DeciderGate.pageIds(t) : []));
     const [configurations, pages] = await Promise.all([
       this.configurations.getByIds([...new Set(runs.map((r) => r.configurationId))]),
       this.pages.load(request, pageIds),
     ]);
-    return runs.map((run) => {
-      const access = runAccess(user, run);
-      const turn = turns.get(run.id) ?? null;
-      const refusal = approveRefusal({
-        fourEyes: configurations.get(run.configurationId)?.requireSecondApprover === true,
-        isInitiator: run.ownerId === user.id,
-        // why: the gate judges approvals only here; an input turn's gate answers on submission.
-        gatePasses: turn?.kind !== 'APPROVAL' || DeciderGate.permitsWith(user, turn, pages),
-      });
-      return {
-        run,
-        detailVisible: access.detail,
-        mayApprove: refusal === null,
-        approveRefusal: refusal,
-        decidableHere: run.processPin === null,
-      };
-    });
+    return runs.map((run) => ({
+      run,
+      turn: turns.get(run.id) ?? null,
+      fourEyes: configurations.get(run.configurationId)?.requireSecondApprover === true,
+      pages,
+    }));
   }
+}
+
+/** A run with what deciding on it depends on, for any viewer. */
+export interface InboxContext {
+  readonly run: RunView;
+  readonly turn: PendingTurn | null;
+  readonly fourEyes: boolean;
+  readonly pages: ReadonlyMap<number, PageAccess>;
+}
+
+function entryOf(user: AuthUser, { run, turn, fourEyes, pages }: InboxContext): InboxEntry {
+  const access = runAccess(user, run);
+  const refusal = approveRefusal({
+    fourEyes,
+    isInitiator: run.ownerId === user.id,
+    // why: the gate judges approvals only here; an input turn's gate answers on submission.
+    gatePasses: turn?.kind !== 'APPROVAL' || DeciderGate.permitsWith(user, turn, pages),
+  });
+  return {
+    run,
+    detailVisible: access.detail,
+    mayApprove: refusal === null,
+    approveRefusal: refusal,
+    decidableHere: run.processPin === null,
+  };
 }

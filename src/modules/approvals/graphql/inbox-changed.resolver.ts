@@ -8,7 +8,7 @@ import { EventBus } from '../../../platform/pubsub/event-bus';
 import { subscriptionStream } from '../../../platform/pubsub/subscription-stream';
 import { forbidden } from '../../../common/refusal';
 import { TokensService } from '../../auth';
-import { INBOX_TOPIC, isWaiting, RunsService } from '../../runs';
+import { INBOX_TOPIC, isWaiting } from '../../runs';
 import { InboxService } from '../application/inbox.service';
 import { InboxChangeTracker } from '../core/inbox-change';
 import { toInboxItemModel } from './decision.mapper';
@@ -19,7 +19,6 @@ export class InboxChangedResolver {
   constructor(
     private readonly bus: EventBus,
     private readonly inbox: InboxService,
-    private readonly runs: RunsService,
     private readonly authenticator: Authenticator,
     private readonly tokens: TokensService,
   ) {}
@@ -39,12 +38,13 @@ export class InboxChangedResolver {
     const changes = new InboxChangeTracker();
     return subscriptionStream<{ runId: string }, InboxItemModel>({
       subscribe: (push) => this.bus.subscribe(INBOX_TOPIC, push),
-      onEvent: async ({ runId }, control) => {
+      onEvent: async (event, control) => {
         const fresh = await this.authenticator.refresh(user);
         if (!fresh) return control.fail(forbidden('The token is no longer valid'));
         user = fresh;
-        const run = await this.runs.findRunById(runId);
-        const entry = run ? await this.inbox.entryFor(user, run) : null;
+        // why: one read per event for all its subscribers; each viewer's entry is decided in memory.
+        const context = await this.inbox.sharedContext(event);
+        const entry = context ? this.inbox.entryIn(user, context) : null;
         if (!entry) return;
         const change = changes.next(entry.run.id, isWaiting(entry.run.status), entry.run.turn);
         control.emit(toInboxItemModel(entry, user.id, change));

@@ -1,6 +1,7 @@
 import { generateToken, hashToken } from '../core/token';
 import type { AuthRepository } from '../persistence/auth.repository';
 import type { EventBus } from '../../../platform/pubsub/event-bus';
+import type { AppConfig } from '../../../config/app-config';
 import { TokenAuthenticator } from './token-authenticator';
 
 describe('TokenAuthenticator.authenticate', () => {
@@ -16,7 +17,10 @@ describe('TokenAuthenticator.authenticate', () => {
         ),
       touchToken: (_id: string, now: Date) => Promise.resolve(void touched.push(now)),
     } as unknown as AuthRepository;
-    return { auth: new TokenAuthenticator(repository, {} as EventBus), touched };
+    return {
+      auth: new TokenAuthenticator(repository, {} as EventBus, { databaseUrl: null } as AppConfig),
+      touched,
+    };
   }
 
   it('records use when the token was not used in the last minute', async () => {
@@ -50,7 +54,7 @@ describe('TokenAuthenticator.refresh', () => {
         );
       },
     } as unknown as AuthRepository;
-    const auth = new TokenAuthenticator(repository, {} as EventBus);
+    const auth = new TokenAuthenticator(repository, {} as EventBus, { databaseUrl: null } as AppConfig);
     const viewers = ['t1', 't2', 't3', 't1'].map((tokenId) => ({ tokenId }) as never);
     const fresh = await Promise.all(viewers.map((v) => auth.refresh(v)));
     expect(lookups).toEqual([['t1', 't2', 't3']]);

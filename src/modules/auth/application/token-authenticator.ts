@@ -1,4 +1,7 @@
-import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import type { AppConfig } from '../../../config/app-config';
+import { APP_CONFIG } from '../../../config/config.module';
+import { ChannelListener } from '../../../platform/database/channel-listener';
 import { EventBus, Unsubscribe } from '../../../platform/pubsub/event-bus';
 import { ShortMemo } from '../../../common/short-memo';
 import { AuthUser } from '../../../platform/auth/auth-user';
@@ -12,26 +15,46 @@ export const AUTH_CHANGED_TOPIC = 'auth.changed';
 /** How often a token's `lastUsedAt` is written at most. */
 const TOUCH_EVERY_MS = 60_000;
 
+/** The NOTIFY channel of the `notify_auth_changed` triggers (tokens, users, groups, members). */
+export const AUTH_CHANNEL = 'countersign_auth';
+
+/**
+ * How long a token's re-check result is reused while this instance LISTENs on AUTH_CHANNEL:
+ * every change of what a token grants, by the API or in SQL, drops it at once, and an expiry
+ * is checked at every use; the limit is a backstop only.
+ */
+export const REFRESH_REUSE_MS = 60_000;
+/** Without that channel (embedded PGlite, or the connection is being re-opened): briefly. */
+export const REFRESH_REUSE_UNLISTENED_MS = 250;
+
+type Known = { user: AuthUser; expiresAt: Date | null } | null;
+
 /**
  * Authenticates personal access tokens: hashed lookup, revocation and expiry. `refresh` (the
- * per-event re-check of subscriptions) shares one lookup between the subscribers of an event
- * for a quarter of a second; a revocation anywhere drops the shared result at once.
+ * per-event re-check of subscriptions) is answered from memory: a token is read once (in a
+ * batch with the other tokens re-checked at that moment) and reused until something it grants
+ * changes (PostgreSQL NOTIFY on AUTH_CHANNEL from triggers, and `auth.changed` on the event
+ * bus for revocations), so an event costs no query per subscriber while a revoked token or a
+ * lost grant still counts from the next event.
  */
 @Injectable()
 export class TokenAuthenticator extends Authenticator implements OnModuleInit, OnModuleDestroy {
-  private readonly fresh = new ShortMemo<string, AuthUser | null>(250);
+  private readonly fresh = new ShortMemo<string, Known>(REFRESH_REUSE_UNLISTENED_MS);
+  private readonly changes: ChannelListener;
   private unsubscribe: Unsubscribe | null = null;
   private pending: Array<{
     tokenId: string;
-    resolve: (user: AuthUser | null) => void;
+    resolve: (known: Known) => void;
     reject: (e: unknown) => void;
   }> = [];
 
   constructor(
     private readonly repository: AuthRepository,
     private readonly bus: EventBus,
+    @Inject(APP_CONFIG) config: AppConfig,
   ) {
     super();
+    this.changes = new ChannelListener(config.databaseUrl, AUTH_CHANNEL, 'AuthChanges');
   }
 
   async onModuleInit(): Promise<void> {
@@ -39,9 +62,12 @@ export class TokenAuthenticator extends Authenticator implements OnModuleInit, O
       if (e.tokenId) this.fresh.forget(e.tokenId);
       else this.fresh.clear();
     });
+    // why: also on (re)connecting, since changes made while nobody listened were not heard.
+    this.changes.start(() => this.fresh.clear());
   }
 
   async onModuleDestroy(): Promise<void> {
+    await this.changes.stop();
     await this.unsubscribe?.();
   }
 
@@ -72,14 +98,17 @@ export class TokenAuthenticator extends Authenticator implements OnModuleInit, O
   }
 
   async refresh(user: AuthUser): Promise<AuthUser | null> {
-    return this.fresh.get(user.tokenId, () => this.lookUp(user.tokenId));
+    const reuse = this.changes.listening ? REFRESH_REUSE_MS : REFRESH_REUSE_UNLISTENED_MS;
+    const known = await this.fresh.get(user.tokenId, () => this.lookUp(user.tokenId), reuse);
+    if (!known || !tokenUsable({ revokedAt: null, expiresAt: known.expiresAt }, new Date())) return null;
+    return known.user;
   }
 
   /**
    * Queues a token for the next batched lookup: the re-checks that one event starts for many
    * subscribers (each with their own token) become one query instead of one each.
    */
-  private lookUp(tokenId: string): Promise<AuthUser | null> {
+  private lookUp(tokenId: string): Promise<Known> {
     return new Promise((resolve, reject) => {
       this.pending.push({ tokenId, resolve, reject });
       if (this.pending.length === 1) setImmediate(() => void this.flush());
@@ -95,7 +124,11 @@ export class TokenAuthenticator extends Authenticator implements OnModuleInit, O
       const byId = new Map(rows.map((r) => [r.id, r]));
       for (const w of batch) {
         const stored = byId.get(w.tokenId);
-        w.resolve(stored?.user && tokenUsable(stored, now) ? toAuthUser(stored.user, stored.id) : null);
+        w.resolve(
+          stored?.user && tokenUsable(stored, now)
+            ? { user: toAuthUser(stored.user, stored.id), expiresAt: stored.expiresAt }
+            : null,
+        );
       }
     } catch (e) {
       for (const w of batch) w.reject(e);

@@ -2,6 +2,7 @@ import { Args, ID, Mutation, Parent, Query, ResolveField, Resolver, Subscription
 import { Access, Allow } from '../../../platform/auth/allow.decorator';
 import { Ctx } from '../../../platform/auth/context.decorator';
 import { RequestContext } from '../../../platform/auth/request-context';
+import { mapStream } from '../../../platform/pubsub/subscription-stream';
 import { toUserModel, UserModel, UsersService } from '../../auth';
 import { PendingTurnModel, RunsService, toPendingModel } from '../../runs';
 import { ConversationsService } from '../application/conversations.service';
@@ -158,25 +159,4 @@ export class ConversationsResolver {
       stepCount: e.stepCount ?? null,
     }));
   }
-}
-
-/** Maps each value of an async iterator, passing `return` through (so unsubscribing works). */
-function mapStream<A, B>(source: AsyncIterableIterator<A>, f: (a: A) => B): AsyncIterableIterator<B> {
-  return {
-    async next() {
-      const r = await source.next();
-      return r.done ? { value: undefined, done: true } : { value: f(r.value), done: false };
-    },
-    async return() {
-      await source.return?.();
-      return { value: undefined, done: true };
-    },
-    async throw(e: unknown) {
-      await source.return?.();
-      throw e;
-    },
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-  };
 }

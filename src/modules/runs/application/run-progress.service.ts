@@ -35,6 +35,9 @@ export class RunProgressService {
     if (!viewer) throw forbidden('The token is no longer valid');
     const run = await this.reads.findById(id);
     if (!run || !mayKnowRun(viewer, run)) throw notFound('Run not found');
+    // why: an open stream keeps only what its checks need; the run row (with its sealed
+    // checkpoint, tens of KB) would stay in memory for as long as the subscription lives.
+    const ownerId = run.ownerId;
     let snapshot: { stepCount: number; status: string; turn: number } | null = null;
     return subscriptionStream<ProgressEvent, ProgressEvent>({
       subscribe: (push) => this.bus.subscribe<ProgressEvent>(progressTopic(id), push),
@@ -50,7 +53,7 @@ export class RunProgressService {
         }
       },
       onEvent: async (event, control) => {
-        if (!(await this.stillAllowed(viewer, run.ownerId)))
+        if (!(await this.stillAllowed(viewer, ownerId)))
           return control.fail(forbidden('Access to this run was lost'));
         // why: events published before the snapshot was read are already in it; a SETTLED
         // that the snapshot already shows must not end a stream opened on a waiting run.

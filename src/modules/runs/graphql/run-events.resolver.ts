@@ -1,6 +1,7 @@
-import { Args, ID, Int, Resolver, Subscription } from '@nestjs/graphql';
+import { Args, Extensions, ID, Int, Resolver, Subscription } from '@nestjs/graphql';
 import { Access, Allow } from '../../../platform/auth/allow.decorator';
 import { Ctx } from '../../../platform/auth/context.decorator';
+import { SHARED_FRAMES } from '../../../platform/graphql/shared-frames';
 import { RequestContext } from '../../../platform/auth/request-context';
 import type { PendingTurn } from '../../../agent';
 import { TraceEvent } from '../application/run-events';
@@ -71,6 +72,8 @@ export class RunEventsResolver {
       'Admin only: every step of one run, live and unfiltered, after afterSequence. WAITING marks a pause and the stream stays open for the continuation; TERMINAL once the run settles (docs/streaming.md).',
     resolve: (event: TraceEvent) => toRunEventModel(event),
   })
+  // why: the frame depends on the event alone: executed and serialised once for every subscriber.
+  @Extensions({ [SHARED_FRAMES]: true })
   @Allow(Access.Admin)
   runEvents(
     @Ctx() ctx: RequestContext,

@@ -1,6 +1,17 @@
-import { Args, Field, ID, Int, ObjectType, registerEnumType, Resolver, Subscription } from '@nestjs/graphql';
+import {
+  Args,
+  Extensions,
+  Field,
+  ID,
+  Int,
+  ObjectType,
+  registerEnumType,
+  Resolver,
+  Subscription,
+} from '@nestjs/graphql';
 import { Access, Allow } from '../../../platform/auth/allow.decorator';
 import { Ctx } from '../../../platform/auth/context.decorator';
+import { SHARED_FRAMES } from '../../../platform/graphql/shared-frames';
 import { RequestContext } from '../../../platform/auth/request-context';
 import { ProgressEvent } from '../application/run-events';
 import { RunProgressService } from '../application/run-progress.service';
@@ -41,6 +52,8 @@ export class RunProgressResolver {
       keepAlive: e.keepAlive,
     }),
   })
+  // why: the frame depends on the event alone: executed and serialised once for every subscriber.
+  @Extensions({ [SHARED_FRAMES]: true })
   @Allow(Access.Authenticated)
   runProgress(
     @Ctx() ctx: RequestContext,

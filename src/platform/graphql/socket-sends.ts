@@ -1,0 +1,39 @@
+import type { WebSocket } from 'ws';
+
+/** Close code for a socket whose client reads too slowly (more than WS_MAX_BUFFERED_BYTES queued). */
+export const SLOW_CONSUMER_CLOSE = 4413;
+
+/** How long a slow socket has to take its close frame before it is cut. */
+const CLOSE_GRACE_MS = 5_000;
+
+/**
+ * Wraps a graphql-ws socket's `send` so that one slow or stalled client never holds the others
+ * back nor grows memory without bound:
+ * - graphql-ws waits for each write's callback before it sends a stream's next frame, so a
+ *   client that stops reading would park its streams while their events pile up in memory;
+ *   here a write is reported done at once and the bytes wait in the socket's own buffer;
+ * - that buffer is bounded: past `maxBuffered` bytes (ws' `bufferedAmount`) the socket is
+ *   closed with SLOW_CONSUMER_CLOSE (the client resumes from its last sequence) and cut after
+ *   a grace period if it does not read even that;
+ * - `expand` turns a shared-frame marker into the frame's text (SharedFrames).
+ */
+export function guardSends(socket: WebSocket, maxBuffered: number, expand: (data: string) => string): void {
+  const send = socket.send.bind(socket) as (data: unknown) => void;
+  let closing = false;
+  const guarded = (data: unknown, ...rest: unknown[]): void => {
+    const cb = rest.find((x): x is (err?: Error) => void => typeof x === 'function');
+    if (closing) return cb?.();
+    if (socket.bufferedAmount > maxBuffered) {
+      closing = true;
+      socket.close(
+        SLOW_CONSUMER_CLOSE,
+        'Too slow: the client did not read its frames; resume from the last sequence',
+      );
+      setTimeout(() => socket.terminate(), CLOSE_GRACE_MS).unref();
+      return cb?.();
+    }
+    send(typeof data === 'string' ? expand(data) : data);
+    cb?.();
+  };
+  (socket as unknown as { send: typeof guarded }).send = guarded;
+}
