@@ -244,6 +244,8 @@ describe('streams at scale', () => {
 
     (slow as unknown as { _socket: { resume(): void } })._socket.resume();
     expect(await closed).toBe(4413);
+    const metrics = await (await fetch(t.url.replace(/\/graphql$/, '/metrics'))).text();
+    expect(metrics).toMatch(/^countersign_slow_client_closes_total 1$/m);
     // it resumes from the last sequence it saw: every later step once, no gap, no duplicate
     const seen = last.get('s0') ?? 0;
     expect(seen).toBeLessThan(all.at(-1)!);

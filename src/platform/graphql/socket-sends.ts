@@ -15,9 +15,15 @@ const CLOSE_GRACE_MS = 5_000;
  * - that buffer is bounded: past `maxBuffered` bytes (ws' `bufferedAmount`) the socket is
  *   closed with SLOW_CONSUMER_CLOSE (the client resumes from its last sequence) and cut after
  *   a grace period if it does not read even that;
- * - `expand` turns a shared-frame marker into the frame's text (SharedFrames).
+ * - `expand` turns a shared-frame marker into the frame's text (SharedFrames);
+ * - `onSlowClose` is told each time a socket is closed for being slow (the metrics count it).
  */
-export function guardSends(socket: WebSocket, maxBuffered: number, expand: (data: string) => string): void {
+export function guardSends(
+  socket: WebSocket,
+  maxBuffered: number,
+  expand: (data: string) => string,
+  onSlowClose: () => void = () => undefined,
+): void {
   const send = socket.send.bind(socket) as (data: unknown) => void;
   let closing = false;
   const guarded = (data: unknown, ...rest: unknown[]): void => {
@@ -25,6 +31,7 @@ export function guardSends(socket: WebSocket, maxBuffered: number, expand: (data
     if (closing) return cb?.();
     if (socket.bufferedAmount > maxBuffered) {
       closing = true;
+      onSlowClose();
       socket.close(
         SLOW_CONSUMER_CLOSE,
         'Too slow: the client did not read its frames; resume from the last sequence',

@@ -157,7 +157,12 @@ export class GraphqlWsServer implements OnApplicationBootstrap, BeforeApplicatio
     const wss = this.wss;
     if (!wss || new URL(req.url ?? '/', 'http://x').pathname !== PATH) return;
     wss.handleUpgrade(req, socket, head, (ws) => {
-      guardSends(ws, this.config.wsMaxBufferedBytes, (data) => this.frames.expandFrame(data));
+      guardSends(
+        ws,
+        this.config.wsMaxBufferedBytes,
+        (data) => this.frames.expandFrame(data),
+        () => this.metrics.slowClientClosed(),
+      );
       wss.emit('connection', ws, req);
       // why: a frame over maxPayload (or any other protocol error) makes ws close the socket
       // itself (1009, 1002) and then emit 'error'; graphql-ws would print that to stderr as an

@@ -15,6 +15,8 @@ export abstract class Metrics {
   abstract stepRecorded(kind: string, seconds: number): void;
   /** The retention sweep removed finished runs (with their steps) or only their steps. */
   abstract retentionRemoved(removed: { runs: number; strippedRuns: number; steps: number }): void;
+  /** A graphql-ws client was closed for reading too slowly (4413, docs/streaming.md). */
+  abstract slowClientClosed(): void;
   /** Reads the operations open over graphql-ws at each scrape. */
   abstract watchOpenSubscriptions(read: () => number): void;
   /** Reads the run and worker figures from the database at each scrape. */
@@ -44,6 +46,7 @@ export class NoMetrics extends Metrics {
   segmentFinished(): void {}
   stepRecorded(): void {}
   retentionRemoved(): void {}
+  slowClientClosed(): void {}
   watchOpenSubscriptions(): void {}
   watchCensus(): void {}
   identitySignIn(): void {}

@@ -51,6 +51,11 @@ export class PrometheusMetrics extends Metrics {
     labelNames: ['kind'],
     registers: [this.registry],
   });
+  private readonly slowCloses = new Counter({
+    name: 'countersign_slow_client_closes_total',
+    help: 'graphql-ws clients closed with 4413 because they did not read their frames (WS_MAX_BUFFERED_BYTES)',
+    registers: [this.registry],
+  });
   private readonly runs = new Gauge({
     name: 'countersign_runs',
     help: 'Runs not yet finished, by status (read from the database at each scrape)',
@@ -119,6 +124,10 @@ export class PrometheusMetrics extends Metrics {
     this.retention.inc({ kind: 'runs' }, removed.runs);
     this.retention.inc({ kind: 'stripped_runs' }, removed.strippedRuns);
     this.retention.inc({ kind: 'steps' }, removed.steps);
+  }
+
+  slowClientClosed(): void {
+    this.slowCloses.inc();
   }
 
   watchOpenSubscriptions(read: () => number): void {
