@@ -554,17 +554,20 @@ describe('faults around a continuation (compiled API and worker processes)', () 
         await expectCarriedOutOnce(id, 60);
         await expectNothingStranded();
         expect([api.alive(), worker.alive()]).toEqual([true, true]);
-        // The worker LISTENs again by itself.
+        // The worker LISTENs for work again by itself, and the instances for token changes.
+        const listeners = async (channel: string): Promise<number> =>
+          (
+            await ds!.query<unknown[]>(
+              `SELECT 1 FROM pg_stat_activity WHERE datname = current_database()
+                AND application_name = 'countersign-listener' AND query = $1`,
+              [`LISTEN ${channel}`],
+            )
+          ).length;
         await until(
           async () =>
-            (
-              await ds!.query<unknown[]>(
-                `SELECT 1 FROM pg_stat_activity WHERE datname = current_database()
-                  AND application_name = 'countersign-listener' AND query ILIKE 'LISTEN%'`,
-              )
-            ).length === 1,
+            (await listeners('countersign_work')) === 1 && (await listeners('countersign_auth')) >= 1,
           40_000,
-          'the LISTEN connection to come back',
+          'the LISTEN connections to come back',
         );
         // And a new decision goes through both instances as before.
         const after = await waitingRun(api.port, config, 61);
