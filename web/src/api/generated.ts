@@ -13,7 +13,8 @@ export type ApproveRunInput = {
 export type ConversationEventKind =
   | 'MESSAGE'
   | 'PROGRESS'
-  | 'STATUS';
+  | 'STATUS'
+  | 'TEXT_DELTA';
 
 export type ConversationStatus =
   | 'AWAITING_APPROVAL'
