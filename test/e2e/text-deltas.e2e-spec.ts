@@ -148,4 +148,74 @@ describe('text deltas', () => {
     expect(resumed[0]!.text.length).toBeLessThan(ANSWER.length);
     expect(assemble(resumed)).toBe(ANSWER);
   }, 40_000);
+
+  describe('an answer cut short', () => {
+    const CANCEL = `mutation($runId: ID!) { cancelRun(runId: $runId) { id status } }`;
+
+    async function cutShort(
+      rounds: unknown[],
+      cut: (runId: string, seen: () => number) => Promise<void>,
+    ): Promise<{ runId: string; frames: ChatFrame['conversationEvents'][] }> {
+      // why: the API refuses the scripted provider's `error` test aid; it is written in SQL.
+      await t.dataSource.query(
+        `UPDATE configuration SET provider_options = $1 WHERE identifier = 'streamer'`,
+        [JSON.stringify({ rounds })],
+      );
+      const { conversationId, send } = await startTurn();
+      const chat = collect<ChatFrame>(t.ws('alice'), EVENTS, { id: conversationId });
+      await new Promise((r) => setTimeout(r, 200));
+      const runId = await send();
+      const seen = () => chat.events.reduce((n, e) => n + (e.conversationEvents.delta?.text.length ?? 0), 0);
+      await cut(runId, seen);
+      await until(
+        () => chat.events.some((e) => e.conversationEvents.message?.role === 'NOTICE'),
+        15_000,
+        'the notice',
+      );
+      chat.unsubscribe();
+      return { runId, frames: chat.events.map((e) => e.conversationEvents) };
+    }
+
+    /** The deltas end with a final one, then a coded notice; no answer message is stored. */
+    async function expectEndedWith(runId: string, frames: ChatFrame['conversationEvents'][], notice: string) {
+      const deltas = frames.map((f) => f.delta).filter((d): d is Delta => d !== null);
+      const text = assemble(deltas);
+      expect(text.length).toBeGreaterThan(0);
+      expect(text.length).toBeLessThan(ANSWER.length);
+      expect(ANSWER.startsWith(text)).toBe(true);
+      expect(deltas[deltas.length - 1]!.final).toBe(true);
+      const finalAt = frames.findIndex((f) => f.delta?.final === true);
+      const noticeAt = frames.findIndex((f) => f.message?.role === 'NOTICE');
+      expect(finalAt).toBeLessThan(noticeAt);
+      const messages = await t.dataSource.query(
+        `SELECT role, notice FROM conversation_message WHERE run_id = $1 AND role <> 'USER'`,
+        [runId],
+      );
+      expect(messages).toEqual([{ role: 'NOTICE', notice }]);
+    }
+
+    it('a provider error mid-answer ends the stream with a final delta and the RUN_FAILED notice', async () => {
+      const { runId, frames } = await cutShort(
+        [{ text: ANSWER.slice(0, 40), chunks: 8, chunkDelayMs: 40, error: 'upstream reset' }],
+        async (id) => {
+          expect(await waitForRest(t, id, 20_000)).toBe('FAILED');
+        },
+      );
+      await expectEndedWith(runId, frames, 'RUN_FAILED');
+      expect(frames.some((f) => f.kind === 'STATUS' && f.status === 'FAILED')).toBe(true);
+    }, 40_000);
+
+    it('cancelRun mid-answer ends the stream with a final delta and the RUN_CANCELLED notice', async () => {
+      const { runId, frames } = await cutShort(
+        [{ text: ANSWER, chunks: 24, chunkDelayMs: 60 }],
+        async (id, seen) => {
+          await until(() => seen() > 20, 15_000, 'part of the answer');
+          const res = await t.gql(CANCEL, { runId: id }, 'alice');
+          expect(res.errors).toBeUndefined();
+          expect(await waitForRest(t, id, 20_000)).toBe('CANCELLED');
+        },
+      );
+      await expectEndedWith(runId, frames, 'RUN_CANCELLED');
+    }, 40_000);
+  });
 });

@@ -99,7 +99,7 @@ export class ConversationEvents {
     let push: ((e: ConversationEventPayload) => void) | null = null;
     let lastCount = -1;
     /** Characters of the followed run's answer delivered so far (turn and end offset). */
-    let text = { runId: '', turn: -1, end: 0 };
+    let text = { runId: '', turn: -1, end: 0, final: true };
 
     const follow = async (runId: string | null): Promise<void> => {
       if (followed?.runId === runId) return;
@@ -166,7 +166,8 @@ export class ConversationEvents {
         if (event.kind === 'TEXT_DELTA') {
           const delta = event.delta ? unseen(event.delta, text, event.activeRunId ?? '') : null;
           if (!delta || (followed && event.activeRunId !== followed.runId)) return;
-          text = { runId: event.activeRunId ?? '', turn: delta.turn, end: delta.offset + delta.text.length };
+          const end = delta.offset + delta.text.length;
+          text = { runId: event.activeRunId ?? '', turn: delta.turn, end, final: delta.final };
           return control.emit({ ...event, status, delta });
         }
         if (event.kind === 'PROGRESS') {
@@ -178,6 +179,13 @@ export class ConversationEvents {
           return control.emit({ ...event, status });
         }
         status = event.status;
+        // why: a run settled before its segment noticed (a cancel) or elsewhere: the reader's
+        // answer ends with a final delta before the notice that says why, never silently.
+        if (!text.final && event.activeRunId !== undefined && event.activeRunId !== text.runId) {
+          const delta = { messageId: text.runId, turn: text.turn, offset: text.end, text: '', final: true };
+          text = { ...text, final: true };
+          control.emit({ kind: 'TEXT_DELTA', conversationId: id, status, delta, activeRunId: text.runId });
+        }
         if (event.activeRunId !== undefined) {
           if (event.activeRunId !== followed?.runId) lastCount = -1;
           await follow(event.activeRunId ?? null);
