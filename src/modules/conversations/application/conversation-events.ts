@@ -7,8 +7,10 @@ import { subscriptionStream } from '../../../platform/pubsub/subscription-stream
 import { forbidden } from '../../../common/refusal';
 import { TokensService } from '../../auth';
 import {
+  answerSoFarTopic,
   LiveAnswers,
   progressTopic,
+  type LiveAnswer,
   RunsService,
   traceTopic,
   type ProgressEvent,
@@ -117,18 +119,19 @@ export class ConversationEvents {
           emit({ kind: 'TEXT_DELTA', conversationId: id, status, delta: e.delta, activeRunId: runId });
         }
       });
+      // why: a reader joining mid-answer gets the text so far as one delta at offset 0 from
+      // the process writing it; deltas around it are cut by their offset (no gap, no repeat).
+      const soFar = await this.bus.subscribe<LiveAnswer>(answerSoFarTopic(runId), (a) => {
+        const delta = { messageId: runId, turn: a.turn, offset: 0, text: a.text, final: false };
+        emit({ kind: 'TEXT_DELTA', conversationId: id, status, delta, activeRunId: runId });
+      });
       const unsubscribe = async () => {
         await counts();
         await deltas();
+        await soFar();
       };
       followed = { runId, unsubscribe };
-      // why: a reader joining mid-answer gets the text so far as one delta at offset 0; the
-      // deltas queued behind it are cut by their offset (no gap, no repeat).
-      const partial = this.answers.current(runId);
-      if (partial) {
-        const delta = { messageId: runId, turn: partial.turn, offset: 0, text: partial.text, final: false };
-        emit({ kind: 'TEXT_DELTA', conversationId: id, status, delta, activeRunId: runId });
-      }
+      await this.answers.ask(runId);
       // why: steps recorded before this subscription became active are not missed: the
       // run's count as it is now comes first (a repeat of it is dropped below).
       const run = await this.runs.findRunById(runId);

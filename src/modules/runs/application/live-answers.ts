@@ -1,7 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
+import { EventBus, type Unsubscribe } from '../../../platform/pubsub/event-bus';
 import { RunEventsPublisher } from './run-events';
+
+/** A reader asks for the text so far of a run's answer (carries nothing). */
+export const answerWantedTopic = (runId: string): string => `run.answer.wanted.${runId}`;
+/** The text so far, from the process writing the answer (for the run's owner's stream only). */
+export const answerSoFarTopic = (runId: string): string => `run.answer.sofar.${runId}`;
 
 /** The answer text sent so far for a run executing in this process (the resume snapshot). */
 export interface LiveAnswer {
@@ -12,15 +18,18 @@ export interface LiveAnswer {
 
 /**
  * The answers being written in this process: coalesces the provider's text deltas into
- * TEXT_DELTA events (one per `TEXT_DELTA_COALESCE_MS`) and keeps the text sent so far per run,
- * so a subscriber that joins mid-answer gets it as its snapshot. Nothing here is stored.
+ * TEXT_DELTA events (one per `TEXT_DELTA_COALESCE_MS`) and keeps the text sent so far per run.
+ * A reader joining mid-answer asks for it on the bus (`answerWantedTopic`) and the process
+ * writing the answer, this one or another, answers on `answerSoFarTopic`: one way, in one
+ * process or across instances. Nothing here is stored.
  */
 @Injectable()
 export class LiveAnswers {
-  private readonly answers = new Map<string, AnswerStream>();
+  private readonly answers = new Map<string, { stream: AnswerStream; listening: Promise<Unsubscribe> }>();
 
   constructor(
     private readonly events: RunEventsPublisher,
+    private readonly bus: EventBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -29,20 +38,29 @@ export class LiveAnswers {
     const stream = new AnswerStream(runId, turn, this.config.textDeltaCoalesceMs, (d) =>
       this.events.textDelta(runId, d),
     );
-    this.answers.set(runId, stream);
+    const listening = this.bus
+      .subscribe(answerWantedTopic(runId), () => {
+        if (stream.sent.length === 0) return;
+        const soFar: LiveAnswer = { runId, turn, text: stream.sent };
+        void this.bus.publish(answerSoFarTopic(runId), soFar).catch(() => undefined);
+      })
+      .catch(() => (async () => undefined) as Unsubscribe);
+    this.answers.set(runId, { stream, listening });
     return stream;
   }
 
   /** Sends what is left and forgets the run's answer (the stored answer takes over). */
   end(stream: AnswerStream): void {
     stream.close();
-    if (this.answers.get(stream.runId) === stream) this.answers.delete(stream.runId);
+    const entry = this.answers.get(stream.runId);
+    if (entry?.stream !== stream) return;
+    this.answers.delete(stream.runId);
+    void entry.listening.then((unsubscribe) => unsubscribe()).catch(() => undefined);
   }
 
-  /** The text sent so far of a run being written here, or null. */
-  current(runId: string): LiveAnswer | null {
-    const s = this.answers.get(runId);
-    return s && s.sent.length > 0 ? { runId, turn: s.turn, text: s.sent } : null;
+  /** Asks the process writing a run's answer for the text so far (answered on `answerSoFarTopic`). */
+  async ask(runId: string): Promise<void> {
+    await this.bus.publish(answerWantedTopic(runId), {});
   }
 }
 
