@@ -43,7 +43,11 @@ describe('text deltas', () => {
 
   beforeAll(async () => {
     // why: a window of about three chunks, so coalescing shows in the count of events.
-    t = await bootTestApp({ TEXT_DELTA_COALESCE_MS: '150' });
+    // With REDIS_URL set the events, and the request for the text so far, go through Redis.
+    t = await bootTestApp({
+      TEXT_DELTA_COALESCE_MS: '150',
+      ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+    });
     await demoIds(t);
     await upsertConfiguration(t, {
       identifier: 'streamer',

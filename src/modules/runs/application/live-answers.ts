@@ -44,7 +44,8 @@ export class LiveAnswers {
         const soFar: LiveAnswer = { runId, turn, text: stream.sent };
         void this.bus.publish(answerSoFarTopic(runId), soFar).catch(() => undefined);
       })
-      .catch(() => (async () => undefined) as Unsubscribe);
+      // why: without the bus (Redis lost) the answer still streams; only the catch-up is gone.
+      .catch((): Unsubscribe => () => Promise.resolve());
     this.answers.set(runId, { stream, listening });
     return stream;
   }
