@@ -66,4 +66,34 @@ describeInBrowser('streamed answers (browser)', () => {
     const all = await page.locator('.conversation').innerText();
     expect(all.split(ANSWER).length - 1).toBe(1);
   }, 60_000);
+
+  it('Stop cancels the turn: the text so far stays, marked as stopped, and the notice follows', async () => {
+    const page = await browser.page();
+    await signIn(page, t.url, t.tokens.alice!, `/app/chat?pageId=${ids.pages.Launch}&languageId=0`);
+    await until(() => /^\?conversation=[^&]+$/.test(new URL(page.url()).search), 15_000, 'the conversation');
+    await page.getByRole('combobox', { name: 'Message' }).focus();
+    await page.keyboard.type('Start and stop');
+    await page.keyboard.press('Enter');
+    const streaming = page.locator('.message-streaming');
+    await streaming.getByRole('button', { name: 'Stop' }).waitFor({ timeout: 15_000 });
+    await until(
+      async () => (await streaming.locator('.message-text').innerText()).length > 5,
+      10_000,
+      'some text',
+    );
+    await streaming.getByRole('button', { name: 'Stop' }).click();
+    await streaming
+      .locator('.message-note', { hasText: 'stopped before it was finished' })
+      .waitFor({ timeout: 15_000 });
+    const shown = await streaming.locator('.message-text').innerText();
+    expect(shown.length).toBeLessThan(ANSWER.length);
+    expect(ANSWER.startsWith(shown)).toBe(true);
+    expect(await streaming.getByRole('button', { name: 'Stop' }).count()).toBe(0);
+    await page.getByRole('log', { name: 'Messages' }).locator('.message-notice').waitFor();
+    const [run] = await t.dataSource.query(
+      `SELECT r.status FROM run r JOIN app_user u ON u.id = r.owner_id
+        WHERE u.username = 'alice' ORDER BY r.created_at DESC LIMIT 1`,
+    );
+    expect(run.status).toBe('CANCELLED');
+  }, 60_000);
 });
