@@ -61,6 +61,8 @@ export interface AppConfig {
   readonly retention: RetentionSettings;
   readonly maxIterationsCeiling: number;
   readonly progressKeepAliveSeconds: number;
+  /** Text deltas of one answer produced within this window go out as one event. */
+  readonly textDeltaCoalesceMs: number;
   readonly decisionPath: DecisionPathSetting;
   readonly decisionPickupSeconds: number;
   readonly workerConcurrency: number;
@@ -161,6 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     maxIterationsCeiling: raw.AGENT_MAX_ITERATIONS_CEILING ?? 20,
     progressKeepAliveSeconds: raw.PROGRESS_KEEPALIVE_SECONDS ?? 10,
+    textDeltaCoalesceMs: raw.TEXT_DELTA_COALESCE_MS ?? 50,
     decisionPath: (raw.DECISION_PATH ?? 'auto') as DecisionPathSetting,
     decisionPickupSeconds: raw.DECISION_PICKUP_SECONDS ?? 30,
     workerConcurrency: raw.WORKER_CONCURRENCY ?? 4,

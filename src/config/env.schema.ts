@@ -132,6 +132,13 @@ export class EnvSchema {
   PROGRESS_KEEPALIVE_SECONDS?: number;
 
   @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(5000)
+  TEXT_DELTA_COALESCE_MS?: number;
+
+  @IsOptional()
   @IsIn(['inline', 'durable', 'auto'])
   DECISION_PATH?: string;
 

@@ -8,7 +8,7 @@ const RUN_EVENTS = `subscription($runId: ID!) { runEvents(runId: $runId) {
 
 interface Frame {
   runEvents: {
-    kind: 'STEP' | 'WAITING' | 'TERMINAL';
+    kind: 'STEP' | 'WAITING' | 'TEXT_DELTA' | 'TERMINAL';
     runId: string;
     outcome: string | null;
     finalContent: string | null;
@@ -78,7 +78,13 @@ describe('runEvents across pauses', () => {
     await trace.done;
     expect(trace.errors).toEqual([]);
     const all = frames();
-    expect(all.map((f) => f.kind).filter((k) => k !== 'STEP')).toEqual(['WAITING', 'WAITING', 'TERMINAL']);
+    // the answer's text streams (one coalesced, final delta here) before the TERMINAL
+    expect(all.map((f) => f.kind).filter((k) => k !== 'STEP')).toEqual([
+      'WAITING',
+      'WAITING',
+      'TEXT_DELTA',
+      'TERMINAL',
+    ]);
     expect(all.at(-1)).toMatchObject({
       kind: 'TERMINAL',
       outcome: 'DONE',

@@ -18,7 +18,7 @@ export interface ScriptedRound {
   readonly chunks?: number;
   /** ... this far apart. */
   readonly chunkDelayMs?: number;
-  /** Test aid: fail this call with this message (a PROVIDER_FAILED run). */
+  /** Test aid: fail this call with this message (a PROVIDER_FAILED run), after streaming `text` if set. */
   readonly error?: string;
 }
 
@@ -90,9 +90,10 @@ export class ScriptedProvider implements Provider {
     requestListener?.(structuredClone(request));
     const round: ScriptedRound = this.options.rounds[n - 1] ?? { text: SCRIPT_ENDED };
     await abortableDelay(round.delayMs ?? 0, options.signal);
-    if (round.error !== undefined) throw new ProviderError(sanitizeProviderMessage(round.error), false);
     const text = round.text ?? '';
     await streamText(text, round, options);
+    // why: with a text, the call fails after streaming it (a provider that breaks mid-answer).
+    if (round.error !== undefined) throw new ProviderError(sanitizeProviderMessage(round.error), false);
     const toolCalls: ToolCall[] = (round.toolCalls ?? []).map((c, i) => ({
       id: `call_${n}_${i + 1}`,
       name: c.name,

@@ -50,3 +50,6 @@ export type { TurnCommand, QueuedTurn } from './application/runs.service';
 export { CANCELLABLE_STATUSES, type RunStatus } from './core/run-status';
 export { toPendingModel } from './graphql/run.mapper';
 export type { PendingView } from './application/runs.service';
+export { LiveAnswers, answerSoFarTopic, type LiveAnswer } from './application/live-answers';
+export { traceTopic, type TraceEvent, type TextDeltaPayload } from './application/run-events';
+export { TextDeltaModel } from './graphql/run-event.model';

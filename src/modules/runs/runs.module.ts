@@ -3,6 +3,7 @@ import { AuthModule } from '../auth';
 import { ConfigurationsModule } from '../configurations';
 import { ContentModule } from '../content';
 import { RunExecutor } from './application/run-executor';
+import { LiveAnswers } from './application/live-answers';
 import { RunEventsPublisher } from './application/run-events';
 import { RunTraceService } from './application/run-trace.service';
 import { RunProgressService } from './application/run-progress.service';
@@ -52,6 +53,7 @@ import { agentToolsProvider } from './application/agent-tools';
     StateVault,
     WorkSignal,
     RunEventsPublisher,
+    LiveAnswers,
     RunExecutor,
     RunsService,
     RunTraceService,
@@ -73,6 +75,7 @@ import { agentToolsProvider } from './application/agent-tools';
     RunExecutor,
     StateVault,
     RunEventsPublisher,
+    LiveAnswers,
     WorkSignal,
   ],
 })

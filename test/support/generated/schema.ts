@@ -159,6 +159,8 @@ export type ConversationEdge = {
 export type ConversationEvent = {
   __typename?: 'ConversationEvent';
   conversationId: Scalars['ID']['output'];
+  /** TEXT_DELTA (the owner only) */
+  delta: Maybe<TextDelta>;
   kind: ConversationEventKind;
   /** MESSAGE */
   message: Maybe<Message>;
@@ -170,7 +172,8 @@ export type ConversationEvent = {
 export type ConversationEventKind =
   | 'MESSAGE'
   | 'PROGRESS'
-  | 'STATUS';
+  | 'STATUS'
+  | 'TEXT_DELTA';
 
 export type ConversationSkill = {
   __typename?: 'ConversationSkill';
@@ -827,6 +830,8 @@ export type RunEdge = {
 /** Full live trace for admins (the playground): every step unfiltered, WAITING at each pause, then one terminal event once the run settles. */
 export type RunEvent = {
   __typename?: 'RunEvent';
+  /** TEXT_DELTA */
+  delta: Maybe<TextDelta>;
   error: Maybe<Scalars['String']['output']>;
   finalContent: Maybe<Scalars['String']['output']>;
   kind: RunEventKind;
@@ -839,6 +844,7 @@ export type RunEvent = {
 export type RunEventKind =
   | 'STEP'
   | 'TERMINAL'
+  | 'TEXT_DELTA'
   | 'WAITING';
 
 export type RunFilter = {
@@ -1087,6 +1093,18 @@ export type TerminationReason =
   | 'POLICY_DENIED'
   | 'PROVIDER_FAILED'
   | 'RETRIES_EXHAUSTED';
+
+/** Part of an answer as the model writes it; never stored. offset counts characters before text. */
+export type TextDelta = {
+  __typename?: 'TextDelta';
+  /** The last delta of this answer. */
+  final: Scalars['Boolean']['output'];
+  /** The answer's message, or the turn's run while it is being written. */
+  messageId: Scalars['ID']['output'];
+  offset: Scalars['Int']['output'];
+  text: Scalars['String']['output'];
+  turn: Scalars['Int']['output'];
+};
 
 export type Usage = {
   __typename?: 'Usage';

@@ -13,7 +13,8 @@ export type ApproveRunInput = {
 export type ConversationEventKind =
   | 'MESSAGE'
   | 'PROGRESS'
-  | 'STATUS';
+  | 'STATUS'
+  | 'TEXT_DELTA';
 
 export type ConversationStatus =
   | 'AWAITING_APPROVAL'
@@ -275,7 +276,14 @@ export type ConversationEventsSubscriptionVariables = Exact<{
 }>;
 
 
-export type ConversationEventsSubscription = { conversationEvents: { kind: ConversationEventKind, conversationId: string, status: ConversationStatus, stepCount: number | null, message: { id: string, role: MessageRole, text: string, notice: string | null, runId: string | null, createdAt: string } | null } };
+export type ConversationEventsSubscription = { conversationEvents: { kind: ConversationEventKind, conversationId: string, status: ConversationStatus, stepCount: number | null, message: { id: string, role: MessageRole, text: string, notice: string | null, runId: string | null, createdAt: string } | null, delta: { messageId: string, offset: number, text: string, final: boolean } | null } };
+
+export type StopTurnMutationVariables = Exact<{
+  runId: string | number;
+}>;
+
+
+export type StopTurnMutation = { cancelRun: { id: string, status: RunStatus } };
 
 export type PageContextQueryVariables = Exact<{
   id: string | number;

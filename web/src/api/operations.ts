@@ -338,9 +338,24 @@ export const CONVERSATION_EVENTS = /* GraphQL */ `
       message {
         ...MessageFields
       }
+      delta {
+        messageId
+        offset
+        text
+        final
+      }
     }
   }
   ${MESSAGE}
+`;
+
+export const STOP_TURN = /* GraphQL */ `
+  mutation StopTurn($runId: ID!) {
+    cancelRun(runId: $runId) {
+      id
+      status
+    }
+  }
 `;
 
 export const PAGE_CONTEXT = /* GraphQL */ `

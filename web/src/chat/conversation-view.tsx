@@ -6,6 +6,7 @@ import {
   SEND_MESSAGE,
   SET_CONVERSATION_SKILL,
   SKILL_CATALOGUE,
+  STOP_TURN,
 } from '../api/operations';
 import { refusalMessage } from '../api/refusals';
 import type {
@@ -48,6 +49,8 @@ export function ConversationView({
   // (with the progress) until the run SETTLED.
   const [decisionError, setDecisionError] = useState<string | null>(null);
   const [held, setHeld] = useState<{ runId: string; pending: PendingTurn } | null>(null);
+  /** The answer as the model writes it (TEXT_DELTA); gone once the stored message arrives. */
+  const [streaming, setStreaming] = useState<Streaming | null>(null);
 
   const load = useCallback(async () => {
     try {
@@ -69,8 +72,13 @@ export function ConversationView({
       { conversationId: id },
       ({ conversationEvents: event }) => {
         if (event.kind === 'PROGRESS') setTurnSteps(event.stepCount);
-        else if (event.kind === 'MESSAGE' && event.message) addMessage(setConversation, event);
-        else void load();
+        else if (event.kind === 'TEXT_DELTA' && event.delta) setStreaming((s) => appended(s, event.delta!));
+        else if (event.kind === 'MESSAGE' && event.message) {
+          addMessage(setConversation, event);
+          // why: the stored answer replaces the streamed text; a notice after it says why it stopped.
+          if (event.message.role === 'ASSISTANT') setStreaming(null);
+          else setStreaming((s) => (s && s.final ? { ...s, incomplete: true } : s));
+        } else void load();
         if (event.status !== 'PROCESSING') setTurnSteps(null);
       },
     );
@@ -91,6 +99,14 @@ export function ConversationView({
     } catch (e) {
       setError(errorText(e));
       return false;
+    }
+  };
+
+  const stop = async (runId: string): Promise<void> => {
+    try {
+      await api.request(STOP_TURN, { runId });
+    } catch (e) {
+      setError(errorText(e));
     }
   };
 
@@ -121,6 +137,24 @@ export function ConversationView({
           </li>
         ))}
       </ol>
+      {streaming && (
+        // why: outside the polite log, so a screen reader is not told every delta; the finished
+        // answer is announced when its message joins the log.
+        <div
+          className={`message message-assistant message-streaming${streaming.incomplete ? ' message-incomplete' : ''}`}
+          aria-live="off"
+          data-run-id={streaming.runId}
+        >
+          <span className="message-role">{ROLE_LABEL.ASSISTANT}</span>
+          <p className="message-text">{streaming.text}</p>
+          {streaming.incomplete && <p className="message-note">The answer stopped before it was finished.</p>}
+          {!streaming.final && (
+            <button type="button" onClick={() => void stop(streaming.runId)}>
+              Stop
+            </button>
+          )}
+        </div>
+      )}
       {conversation.status === 'PROCESSING' && !card && (
         <ProgressBar
           progress={{ stepCount: turnSteps ?? 0, status: 'RUNNING', settled: false }}
@@ -192,6 +226,23 @@ function addMessage(
       ? { ...c, status: event.status, messages: [...c.messages, message] }
       : c,
   );
+}
+
+interface Streaming {
+  runId: string;
+  text: string;
+  final: boolean;
+  incomplete: boolean;
+}
+
+/** The streamed text with a delta applied at its offset (a delta at 0 starts it afresh). */
+function appended(
+  current: Streaming | null,
+  delta: { messageId: string; offset: number; text: string; final: boolean },
+): Streaming | null {
+  const base = current && current.runId === delta.messageId && delta.offset > 0 ? current.text : '';
+  if (delta.offset !== base.length) return current;
+  return { runId: delta.messageId, text: base + delta.text, final: delta.final, incomplete: false };
 }
 
 function Failure({ error }: { error: string }) {

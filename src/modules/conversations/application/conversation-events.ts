@@ -6,7 +6,17 @@ import { EventBus, type Unsubscribe } from '../../../platform/pubsub/event-bus';
 import { subscriptionStream } from '../../../platform/pubsub/subscription-stream';
 import { forbidden } from '../../../common/refusal';
 import { TokensService } from '../../auth';
-import { progressTopic, RunsService, type ProgressEvent } from '../../runs';
+import {
+  answerSoFarTopic,
+  LiveAnswers,
+  progressTopic,
+  type LiveAnswer,
+  RunsService,
+  traceTopic,
+  type ProgressEvent,
+  type TextDeltaPayload,
+  type TraceEvent,
+} from '../../runs';
 import type { ConversationStatus } from '../core/conversation-status';
 import type { ConversationEntity } from '../persistence/conversation.entity';
 import type { MessageEntity } from '../persistence/message.entity';
@@ -25,11 +35,13 @@ export interface MessagePayload {
 }
 
 export interface ConversationEventPayload {
-  readonly kind: 'MESSAGE' | 'STATUS' | 'PROGRESS';
+  readonly kind: 'MESSAGE' | 'STATUS' | 'PROGRESS' | 'TEXT_DELTA';
   readonly conversationId: string;
   readonly status: ConversationStatus;
   readonly message?: MessagePayload | null;
   readonly stepCount?: number | null;
+  /** TEXT_DELTA: part of the answer of the run the conversation is on (never stored). */
+  readonly delta?: TextDeltaPayload | null;
   /** The run the conversation is on now (to follow its progress). */
   readonly activeRunId?: string | null;
 }
@@ -58,6 +70,7 @@ export class ConversationEvents {
     private readonly authenticator: Authenticator,
     private readonly tokens: TokensService,
     private readonly runs: RunsService,
+    private readonly answers: LiveAnswers,
   ) {}
 
   /** Publishes the messages added and the status reached by one committed change. */
@@ -87,6 +100,8 @@ export class ConversationEvents {
     let followed: { runId: string; unsubscribe: Unsubscribe } | null = null;
     let push: ((e: ConversationEventPayload) => void) | null = null;
     let lastCount = -1;
+    /** Characters of the followed run's answer delivered so far (turn and end offset). */
+    let text = { runId: '', turn: -1, end: 0, final: true };
 
     const follow = async (runId: string | null): Promise<void> => {
       if (followed?.runId === runId) return;
@@ -95,10 +110,28 @@ export class ConversationEvents {
       if (previous) await previous.unsubscribe();
       if (!runId || !push) return;
       const emit = push;
-      const unsubscribe = await this.bus.subscribe<ProgressEvent>(progressTopic(runId), (p) =>
+      const counts = await this.bus.subscribe<ProgressEvent>(progressTopic(runId), (p) =>
         emit({ kind: 'PROGRESS', conversationId: id, status, stepCount: p.stepCount, activeRunId: runId }),
       );
+      // why: the trace topic carries the answer's deltas; everything else on it stays admin-only.
+      const deltas = await this.bus.subscribe<TraceEvent>(traceTopic(runId), (e) => {
+        if (e.type === 'TEXT_DELTA') {
+          emit({ kind: 'TEXT_DELTA', conversationId: id, status, delta: e.delta, activeRunId: runId });
+        }
+      });
+      // why: a reader joining mid-answer gets the text so far as one delta at offset 0 from
+      // the process writing it; deltas around it are cut by their offset (no gap, no repeat).
+      const soFar = await this.bus.subscribe<LiveAnswer>(answerSoFarTopic(runId), (a) => {
+        const delta = { messageId: runId, turn: a.turn, offset: 0, text: a.text, final: false };
+        emit({ kind: 'TEXT_DELTA', conversationId: id, status, delta, activeRunId: runId });
+      });
+      const unsubscribe = async () => {
+        await counts();
+        await deltas();
+        await soFar();
+      };
       followed = { runId, unsubscribe };
+      await this.answers.ask(runId);
       // why: steps recorded before this subscription became active are not missed: the
       // run's count as it is now comes first (a repeat of it is dropped below).
       const run = await this.runs.findRunById(runId);
@@ -133,6 +166,13 @@ export class ConversationEvents {
         if (!allowed(await this.authenticator.refresh(viewer), conversation)) {
           return control.fail(forbidden('Access to this conversation was lost'));
         }
+        if (event.kind === 'TEXT_DELTA') {
+          const delta = event.delta ? unseen(event.delta, text, event.activeRunId ?? '') : null;
+          if (!delta || (followed && event.activeRunId !== followed.runId)) return;
+          const end = delta.offset + delta.text.length;
+          text = { runId: event.activeRunId ?? '', turn: delta.turn, end, final: delta.final };
+          return control.emit({ ...event, status, delta });
+        }
         if (event.kind === 'PROGRESS') {
           // why: a progress event of a run the conversation has left, or a repeat, says nothing new.
           if (followed && event.activeRunId !== followed.runId) return;
@@ -142,6 +182,13 @@ export class ConversationEvents {
           return control.emit({ ...event, status });
         }
         status = event.status;
+        // why: a run settled before its segment noticed (a cancel) or elsewhere: the reader's
+        // answer ends with a final delta before the notice that says why, never silently.
+        if (!text.final && event.activeRunId !== undefined && event.activeRunId !== text.runId) {
+          const delta = { messageId: text.runId, turn: text.turn, offset: text.end, text: '', final: true };
+          text = { ...text, final: true };
+          control.emit({ kind: 'TEXT_DELTA', conversationId: id, status, delta, activeRunId: text.runId });
+        }
         if (event.activeRunId !== undefined) {
           if (event.activeRunId !== followed?.runId) lastCount = -1;
           await follow(event.activeRunId ?? null);
@@ -150,6 +197,19 @@ export class ConversationEvents {
       },
     });
   }
+}
+
+/** The part of a delta not delivered yet (by offset), or null when nothing in it is new. */
+function unseen(
+  delta: TextDeltaPayload,
+  seen: { runId: string; turn: number; end: number },
+  runId: string,
+): TextDeltaPayload | null {
+  if (seen.runId !== runId || seen.turn !== delta.turn) return delta.offset === 0 ? delta : null;
+  if (delta.offset > seen.end) return null;
+  const skip = seen.end - delta.offset;
+  if (skip >= delta.text.length && !(delta.final && skip === delta.text.length)) return null;
+  return { ...delta, offset: seen.end, text: delta.text.slice(skip) };
 }
 
 /** The owner with a valid token and the chat still granted. */

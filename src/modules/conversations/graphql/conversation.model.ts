@@ -14,7 +14,7 @@ import {
 } from 'class-validator';
 import { GraphQLJSON } from '../../../platform/graphql/scalars';
 import { DenialReasonEnum } from '../../approvals';
-import { PendingTurnModel } from '../../runs';
+import { PendingTurnModel, TextDeltaModel } from '../../runs';
 import { UserModel } from '../../auth';
 
 export enum ConversationStatusEnum {
@@ -37,6 +37,8 @@ export enum ConversationEventKindEnum {
   MESSAGE = 'MESSAGE',
   STATUS = 'STATUS',
   PROGRESS = 'PROGRESS',
+  /** Part of the answer as the model writes it (the owner only; never stored). */
+  TEXT_DELTA = 'TEXT_DELTA',
 }
 registerEnumType(ConversationEventKindEnum, { name: 'ConversationEventKind' });
 
@@ -113,6 +115,8 @@ export class ConversationEventModel {
   @Field(() => MessageModel, { nullable: true, description: 'MESSAGE' }) message: MessageModel | null;
   @Field(() => Int, { nullable: true, description: "PROGRESS: the step count of the turn's run." })
   stepCount: number | null;
+  @Field(() => TextDeltaModel, { nullable: true, description: 'TEXT_DELTA (the owner only)' })
+  delta: TextDeltaModel | null;
 }
 
 const SERIAL_ID = /^[1-9][0-9]{0,9}$/;

@@ -157,6 +157,7 @@ export class ConversationsResolver {
       status: e.status as ConversationEventModel['status'],
       message: e.message ? toMessageModel(e.message, locale) : null,
       stepCount: e.stepCount ?? null,
+      delta: e.delta ?? null,
     }));
   }
 }

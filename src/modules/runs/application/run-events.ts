@@ -24,8 +24,20 @@ export interface TraceStep {
   readonly payload: Record<string, unknown>;
 }
 
+/** Part of the answer as the model writes it; never stored. `offset` counts characters before `text`. */
+export interface TextDeltaPayload {
+  /** The answer's message id where one exists; the run id while the turn is being written. */
+  readonly messageId: string;
+  readonly turn: number;
+  readonly offset: number;
+  readonly text: string;
+  /** The last delta of this answer (also sent, with empty text, when the segment ends early). */
+  readonly final: boolean;
+}
+
 export type TraceEvent =
   | { readonly type: 'STEP'; readonly runId: string; readonly step: TraceStep }
+  | { readonly type: 'TEXT_DELTA'; readonly runId: string; readonly delta: TextDeltaPayload }
   | {
       /** The run paused (waits for a decision); the trace stays open for the continuation. */
       readonly type: 'WAITING';
@@ -84,6 +96,14 @@ export class RunEventsPublisher {
       turn,
       keepAlive: false,
     } satisfies ProgressEvent);
+  }
+
+  /**
+   * A coalesced text delta: on the trace topic only (admins, and the conversation stream of the
+   * run's owner), never on the count-only progress topic.
+   */
+  async textDelta(runId: string, delta: TextDeltaPayload): Promise<void> {
+    await this.bus.publish(traceTopic(runId), { type: 'TEXT_DELTA', runId, delta } satisfies TraceEvent);
   }
 
   /** A run entered or left the inbox (a waiting state). */

@@ -29,6 +29,7 @@ import { OwnerContentPort } from './content-port.adapter';
 import { RunEventsPublisher } from './run-events';
 import { Metrics } from '../../../platform/metrics/metrics';
 import { RunSettler } from './run-settler';
+import { AnswerStream, LiveAnswers } from './live-answers';
 import { StateVault } from './state-vault';
 
 /** One segment of a run to execute under a lease: a start, or a continuation of a decision. */
@@ -70,6 +71,7 @@ export class RunExecutor implements OnApplicationShutdown {
     @Inject(AGENT_TOOLS) private readonly tools: ToolRegistry,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: Metrics,
+    private readonly answers: LiveAnswers,
   ) {}
 
   /** Starts a segment in the background; never throws, settles the run however it ends. */
@@ -120,11 +122,13 @@ export class RunExecutor implements OnApplicationShutdown {
       Math.max(250, (this.config.runLeaseSeconds * 1000) / 3),
     );
     heartbeat.unref();
+    const answer = this.answers.begin(run.id, run.turn);
     try {
       const owner = await this.principals.load(run.ownerId);
       if (!owner) throw new Error(`run ${run.id}: owner ${run.ownerId} is gone`);
-      const ports = this.ports(segment, owner, live, signal);
+      const ports = this.ports(segment, owner, live, signal, answer);
       const outcome = await this.play(segment, owner, ports);
+      this.answers.end(answer);
       await this.finish(segment, outcome, signal);
       this.metrics.segmentFinished(segmentKind(segment), outcome.kind, (Date.now() - startedAt) / 1000);
     } catch (e) {
@@ -135,6 +139,7 @@ export class RunExecutor implements OnApplicationShutdown {
       this.logger.error({ runId: run.id, err: e }, 'run segment failed');
       await this.failOnFault(segment);
     } finally {
+      this.answers.end(answer);
       clearInterval(heartbeat);
     }
   }
@@ -182,7 +187,13 @@ export class RunExecutor implements OnApplicationShutdown {
     };
   }
 
-  private ports(segment: Segment, owner: AuthUser, live: Live, signal: AbortSignal): AgentPorts {
+  private ports(
+    segment: Segment,
+    owner: AuthUser,
+    live: Live,
+    signal: AbortSignal,
+    answer: AnswerStream,
+  ): AgentPorts {
     const { run, lease, configuration } = segment;
     const leaseSeconds = this.config.runLeaseSeconds;
     const keepAliveMs = this.config.progressKeepAliveSeconds * 1000;
@@ -226,7 +237,8 @@ export class RunExecutor implements OnApplicationShutdown {
         const at = new Date().toISOString();
         void this.events.step(run.id, { sequence: receipt.sequence, ...step, at }, 'RUNNING', live.turn);
       },
-      onDelta: () => {
+      onDelta: (delta: string) => {
+        answer.push(delta);
         const now = Date.now();
         if (now - live.lastProgressAt < keepAliveMs) return;
         live.lastProgressAt = now;

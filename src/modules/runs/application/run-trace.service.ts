@@ -70,6 +70,7 @@ export class RunTraceService {
       onEvent: async (event, control) => {
         if (!(await this.stillAdmin(user)))
           return control.fail(forbidden('Access to the run trace was lost'));
+        if (event.type === 'TEXT_DELTA') return control.emit(event);
         if (event.type === 'STEP') {
           if (event.step.sequence <= last) return;
           last = event.step.sequence;

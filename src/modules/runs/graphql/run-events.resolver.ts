@@ -22,6 +22,18 @@ export function toRunEventModel(event: TraceEvent): RunEventModel {
       error: null,
     };
   }
+  if (event.type === 'TEXT_DELTA') {
+    return {
+      kind: RunEventKindEnum.TEXT_DELTA,
+      runId: event.runId,
+      step: null,
+      delta: event.delta,
+      outcome: null,
+      finalContent: null,
+      pending: null,
+      error: null,
+    };
+  }
   if (event.type === 'WAITING') {
     return {
       kind: RunEventKindEnum.WAITING,
