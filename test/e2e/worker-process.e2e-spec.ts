@@ -84,7 +84,7 @@ describe('the worker process and `cli status` (compiled, in child processes)', (
             (
               await ds.query<unknown[]>(
                 `SELECT 1 FROM pg_stat_activity WHERE datname = current_database()
-                  AND application_name = 'countersign-listener' AND query ILIKE 'LISTEN%'`,
+                  AND application_name = 'countersign-listener' AND query = 'LISTEN countersign_work'`,
               )
             ).length === 1,
           10_000,
