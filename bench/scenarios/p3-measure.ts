@@ -122,7 +122,7 @@ async function recordedRun(rig: Rig): Promise<{ runId: string; stepCount: number
 const PROGRESS_FIELDS = 'keepAlive,kind,runId,status,stepCount,turn';
 
 interface TraceFrame {
-  kind: 'STEP' | 'TERMINAL';
+  kind: 'STEP' | 'TERMINAL' | 'TEXT_DELTA' | 'WAITING';
   step: { sequence: number } | null;
   outcome: string | null;
 }
@@ -156,6 +156,8 @@ function handler(log: SubscriberLog, sentinel: string, sample: string[] | null) 
       if (f.kind === 'SETTLED') log.end = f.status;
     } else {
       const f = data.runEvents as TraceFrame;
+      // why: the trace also carries TEXT_DELTA and WAITING frames; P3 times the steps and the end.
+      if (f.kind !== 'STEP' && f.kind !== 'TERMINAL') return;
       key = f.kind === 'TERMINAL' ? END : stepKey(f.step!.sequence);
       if (f.kind === 'TERMINAL') log.end = f.outcome === 'DONE' ? 'COMPLETED' : f.outcome;
     }
