@@ -38,3 +38,20 @@ export function EdgeType<T>(node: Type<T>) {
   }
   return Edge;
 }
+
+/** A page as the application layer answers it: edges with cursors, and whether more follow. */
+export interface EdgePage<T> {
+  readonly edges: ReadonlyArray<{ readonly cursor: string; readonly node: T }>;
+  readonly hasNextPage: boolean;
+  /** Where the page knows it (backward pages); else whether it was asked after a cursor. */
+  readonly hasPreviousPage?: boolean;
+}
+
+/** A connection (nodes, edges, pageInfo) of a page, its nodes mapped to their GraphQL models. */
+export function connectionOf<T, M>(page: EdgePage<T>, after: string | null, map: (node: T) => M) {
+  const edges = page.edges.map((edge) => ({ cursor: edge.cursor, node: map(edge.node) }));
+  const cursors = edges.map((edge) => edge.cursor);
+  const pageInfo = pageInfoOf(cursors, page.hasNextPage, after);
+  if (page.hasPreviousPage !== undefined) pageInfo.hasPreviousPage = page.hasPreviousPage;
+  return { nodes: edges.map((edge) => edge.node), edges, pageInfo };
+}

@@ -3,8 +3,8 @@ import { parseSerialId } from '../../../common/ids';
 import { Access, Allow } from '../../../platform/auth/allow.decorator';
 import { Ctx } from '../../../platform/auth/context.decorator';
 import { RequestContext } from '../../../platform/auth/request-context';
-import { EdgeType, PageInfoModel, pageInfoOf } from '../../../platform/graphql/connection.model';
-import { IdentityPages, type IdentityPage } from '../application/identity-pages';
+import { connectionOf, EdgeType, PageInfoModel } from '../../../platform/graphql/connection.model';
+import { IdentityPages } from '../application/identity-pages';
 import { ApiTokenModel } from './api-token.model';
 import { toApiTokenModel } from './api-tokens.resolver';
 import { toUserModel } from './user.mapper';
@@ -30,19 +30,6 @@ export class ApiTokenConnectionModel {
   @Field(() => PageInfoModel) pageInfo: PageInfoModel;
 }
 
-function connection<T, M>(page: IdentityPage<T>, after: string | null, map: (node: T) => M) {
-  const edges = page.edges.map((edge) => ({ cursor: edge.cursor, node: map(edge.node) }));
-  return {
-    nodes: edges.map((edge) => edge.node),
-    edges,
-    pageInfo: pageInfoOf(
-      edges.map((edge) => edge.cursor),
-      page.hasNextPage,
-      after,
-    ),
-  };
-}
-
 @Resolver()
 export class IdentityPagesResolver {
   constructor(private readonly pages: IdentityPages) {}
@@ -56,7 +43,7 @@ export class IdentityPagesResolver {
     @Args('first', { type: () => Int, nullable: true, defaultValue: 50 }) first: number | null,
     @Args('after', { type: () => String, nullable: true }) after: string | null,
   ): Promise<UserConnectionModel> {
-    return connection(await this.pages.users(ctx, first ?? 50, after), after, toUserModel);
+    return connectionOf(await this.pages.users(ctx, first ?? 50, after), after, toUserModel);
   }
 
   @Query(() => ApiTokenConnectionModel, {
@@ -71,6 +58,6 @@ export class IdentityPagesResolver {
     @Args('after', { type: () => String, nullable: true }) after: string | null,
   ): Promise<ApiTokenConnectionModel> {
     const id = userId === null || userId === undefined ? null : parseSerialId(userId, 'userId');
-    return connection(await this.pages.tokens(ctx, id, first ?? 50, after), after, toApiTokenModel);
+    return connectionOf(await this.pages.tokens(ctx, id, first ?? 50, after), after, toApiTokenModel);
   }
 }

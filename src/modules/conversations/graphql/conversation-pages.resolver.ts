@@ -2,8 +2,8 @@ import { Args, Field, Int, ObjectType, Parent, Query, ResolveField, Resolver } f
 import { Access, Allow } from '../../../platform/auth/allow.decorator';
 import { Ctx } from '../../../platform/auth/context.decorator';
 import { RequestContext } from '../../../platform/auth/request-context';
-import { EdgeType, PageInfoModel } from '../../../platform/graphql/connection.model';
-import { ConversationPages, type Page } from '../application/conversation-pages';
+import { connectionOf, EdgeType, PageInfoModel } from '../../../platform/graphql/connection.model';
+import { ConversationPages } from '../application/conversation-pages';
 import { toConversationModel, toMessageModel } from './conversation.mapper';
 import { ConversationModel, MessageModel } from './conversation.model';
 
@@ -29,20 +29,6 @@ export class MessageConnectionModel {
   @Field(() => PageInfoModel) pageInfo: PageInfoModel;
 }
 
-function connection<T, M>(page: Page<T>, map: (node: T) => M) {
-  const edges = page.edges.map((edge) => ({ cursor: edge.cursor, node: map(edge.node) }));
-  return {
-    nodes: edges.map((edge) => edge.node),
-    edges,
-    pageInfo: {
-      hasNextPage: page.hasNextPage,
-      hasPreviousPage: page.hasPreviousPage,
-      startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges[edges.length - 1]?.cursor ?? null,
-    },
-  };
-}
-
 /** The chat's cursor-paged lists: conversations and a conversation's messages. CHAT grant only. */
 @Resolver(() => ConversationModel)
 export class ConversationPagesResolver {
@@ -58,7 +44,7 @@ export class ConversationPagesResolver {
     @Args('after', { type: () => String, nullable: true, description: 'Continue after this cursor.' })
     after: string | null,
   ): Promise<ConversationConnectionModel> {
-    return connection(await this.pages.conversations(ctx, first ?? 50, after), toConversationModel);
+    return connectionOf(await this.pages.conversations(ctx, first ?? 50, after), after, toConversationModel);
   }
 
   @ResolveField(() => MessageConnectionModel, {
@@ -74,6 +60,6 @@ export class ConversationPagesResolver {
     @Args('before', { type: () => String, nullable: true }) before: string | null,
   ): Promise<MessageConnectionModel> {
     const page = await this.pages.messages(conversation.id, { first, after, last, before });
-    return connection(page, (m) => toMessageModel(m, ctx.viewer.locale));
+    return connectionOf(page, after ?? before, (m) => toMessageModel(m, ctx.viewer.locale));
   }
 }
