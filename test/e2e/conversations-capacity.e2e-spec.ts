@@ -67,8 +67,26 @@ describe('chat turns without a worker process', () => {
     const input = { conversationId: c.id, turnDigest: waiting.pending!.turnDigest, approve: true };
     const decided = await t.gql<{ decideConversationApproval: Conversation }>(DECIDE, { input }, 'alice');
     expect(decided.errors).toBeUndefined();
+    // the answer is written in the run's settle transaction: the moment the run reads COMPLETED
+    // (no repair in between: plain SQL), its message is there. demo-editor keeps no answer on the
+    // run after a decision (METADATA), so a message written later could not be recovered.
+    const deadline = Date.now() + 20_000;
+    let settled = false;
+    while (!settled && Date.now() < deadline) {
+      const [run] = await t.dataSource.query('SELECT status FROM run WHERE id = $1', [waiting.lastRunId]);
+      settled = run.status === 'COMPLETED';
+    }
+    expect(settled).toBe(true);
+    const roles = await t.dataSource.query(
+      'SELECT role FROM conversation_message WHERE conversation_id = $1 ORDER BY created_at, id',
+      [c.id],
+    );
+    expect(roles.map((r: { role: string }) => r.role)).toEqual(['USER', 'ASSISTANT']);
     const done = await waitFor(c.id, 'IDLE');
-    expect(done.messages.map((m) => m.role)).toEqual(['USER', 'ASSISTANT']);
+    expect(done.messages.map((m) => [m.role, m.notice])).toEqual([
+      ['USER', null],
+      ['ASSISTANT', null],
+    ]);
     expect((await runRow(waiting.lastRunId!)).status).toBe('COMPLETED');
   }, 30_000);
 

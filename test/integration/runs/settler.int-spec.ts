@@ -5,7 +5,7 @@ import { DecisionBookkeeping } from '../../../src/modules/approvals/application/
 import { DecisionsRepository } from '../../../src/modules/approvals/persistence/decisions.repository';
 import { RunSettlements, type RunSettled } from '../../../src/modules/runs/application/run-settlements';
 import type { RunSettler } from '../../../src/modules/runs/application/run-settler';
-import { TransactionRunner } from '../../../src/platform/database/transaction-runner';
+import { managerOf, TransactionRunner } from '../../../src/platform/database/transaction-runner';
 import { createTestDatabase, openDataSource, TestDatabase } from '../../support/test-database';
 import {
   LEASE_SECONDS,
@@ -20,7 +20,8 @@ import {
 
 /**
  * The one settler (docs/architecture.md): the run's new state and its decision's bookkeeping
- * commit together, and nobody hears of a settle whose transaction did not commit.
+ * commit together with what in-process listeners write of it, and nobody hears of a settle
+ * whose transaction did not commit.
  */
 describe('the run settler on a real database', () => {
   let db: TestDatabase;
@@ -37,7 +38,15 @@ describe('the run settler on a real database', () => {
     kit = await runsKit(ds);
     const settlements = new RunSettlements();
     new DecisionBookkeeping(settlements, new DecisionsRepository(ds)).onModuleInit();
-    settlements.register({ onRunSettled: (e) => Promise.resolve(void told.push(e)) });
+    // a listener that writes (as the chat writes its answer message) through the ambient manager
+    settlements.register({
+      onRunSettled: async (e) => {
+        told.push(e);
+        await managerOf(ds).query(`INSERT INTO worker_heartbeat (worker_id, name) VALUES ($1, 'listener')`, [
+          e.runId,
+        ]);
+      },
+    });
     settler = settlerFor(
       kit,
       {
@@ -69,6 +78,8 @@ describe('the run settler on a real database', () => {
     await ds.query('UPDATE run SET had_decision = true WHERE id = $1', [runId]);
     return id;
   }
+  const listenerWrote = async (runId: string) =>
+    (await ds.query<unknown[]>('SELECT 1 FROM worker_heartbeat WHERE worker_id = $1', [runId])).length === 1;
   const decisionRow = async (id: string) =>
     (await ds.query<Array<Record<string, unknown>>>('SELECT * FROM decision WHERE id = $1', [id]))[0]!;
 
@@ -81,13 +92,14 @@ describe('the run settler on a real database', () => {
     expect((await rowOf(ds, lease.runId)).status).toBe('FAILED');
     expect((await decisionRow(decisionId)).outcome).toBe('FAILED');
     expect(told).toEqual([{ runId: lease.runId, status: 'FAILED', errorMessage: 'boom' }]);
+    expect(await listenerWrote(lease.runId)).toBe(true);
     expect(published.map((p) => p.topic)).toEqual([
       `run.trace.${lease.runId}`,
       `run.progress.${lease.runId}`,
     ]);
   });
 
-  it('writes nothing and publishes nothing when the transaction it settles in rolls back', async () => {
+  it('writes nothing (listeners included) and publishes nothing when the transaction it settles in rolls back', async () => {
     const runId = await waitingRun(kit);
     const decisionId = await decide(runId);
     const rollback = new Error('rolled back on purpose');
@@ -105,7 +117,9 @@ describe('the run settler on a real database', () => {
     expect((await rowOf(ds, runId)).status).toBe('WAITING_FOR_APPROVAL');
     expect((await decisionRow(decisionId)).outcome).toBeNull();
     expect(published).toEqual([]);
-    expect(told).toEqual([]);
+    // the listener was told inside the transaction, and what it wrote rolled back with it
+    expect(told.map((e) => e.runId)).toEqual([runId]);
+    expect(await listenerWrote(runId)).toBe(false);
   });
 
   it('cancels a waiting run and its open decision in one commit, and the inbox hears of it', async () => {

@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { TransactionRunner } from '../../../platform/database/transaction-runner';
 import { RunSettlements, RunsService, type RunSettled, type RunStatus } from '../../runs';
 import { statusForRun, STUCK_AFTER_MS, type ConversationStatus } from '../core/conversation-status';
@@ -22,15 +22,15 @@ interface RunFacts {
 const BUSY: readonly ConversationStatus[] = ['PROCESSING', 'AWAITING_APPROVAL', 'AWAITING_INPUT'];
 
 /**
- * Keeps a conversation in step with the run it is on. Told by the runs module when a run
- * settles in this process (before SETTLED goes out), and asked when a conversation is read
- * whose status no longer matches its run (the repair: a process that died between the run's
- * settle and the conversation's update). Each change is one conditional UPDATE on the status
- * and the run it expects, with its messages in the same transaction, so it happens once.
+ * Keeps a conversation in step with the run it is on. Told by the runs module inside the
+ * transaction that settles a run (so the answer message commits with the run's new state), and
+ * asked when a conversation is read whose status no longer matches its run (the repair: a run
+ * that moved without settling, such as a decision taken in the inbox, or one that stalled).
+ * Each change is one conditional UPDATE on the status and the run it expects, with its messages
+ * in the same transaction, so it happens once.
  */
 @Injectable()
 export class ConversationSync implements OnModuleInit {
-  private readonly logger = new Logger(ConversationSync.name);
 
   constructor(
     private readonly repository: ConversationsRepository,
@@ -85,10 +85,14 @@ export class ConversationSync implements OnModuleInit {
 
   /** Applies the run's state; the conversation after the change, or null when nothing changed. */
   private async apply(conversation: ConversationEntity, facts: RunFacts): Promise<ConversationEntity | null> {
-    const outcome = await this.transactions.run(() => this.transition(conversation, facts));
-    if (!outcome) return null;
-    await this.events.changed(outcome.conversation, outcome.messages);
-    return outcome.conversation;
+    // why: joins the run's settle transaction when told of a settle; the event goes out after
+    // the commit either way.
+    return this.transactions.run(async (tx) => {
+      const outcome = await this.transition(conversation, facts);
+      if (!outcome) return null;
+      tx.afterCommit(() => this.events.changed(outcome.conversation, outcome.messages));
+      return outcome.conversation;
+    });
   }
 
   private async transition(conversation: ConversationEntity, facts: RunFacts) {

@@ -198,7 +198,15 @@ export class ConversationsService {
     const result = await this.transactions.run(async (tx) => {
       const notices: NewMessage[] = [];
       if (withdraw) {
-        if (!(await this.runs.withdrawWaiting(tx, withdraw.id))) throw busy();
+        // why: off the proposal first, so the withdrawal's settle (which tells this module inside
+        // the transaction) finds no conversation to move; this send says PROPOSAL_WITHDRAWN.
+        const detached = await this.repository.transition(
+          current.id,
+          [from],
+          { activeRunId: null },
+          withdraw.id,
+        );
+        if (!detached || !(await this.runs.withdrawWaiting(tx, withdraw.id))) throw busy();
         notices.push(this.notice(current.id, 'PROPOSAL_WITHDRAWN', {}, withdraw.id));
       }
       const history = await this.repository.historyOf(current.id, HISTORY_MESSAGES);
@@ -231,7 +239,7 @@ export class ConversationsService {
           viewModule: view.module,
           ...(plan.clearsStartPending ? { skillStartPending: false } : {}),
         },
-        current.activeRunId,
+        withdraw ? null : current.activeRunId,
         { identifier: current.skillIdentifier, startPending: current.skillStartPending },
       );
       if (!claimed) throw busy();

@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { ErrorCode } from '../../../common/error-codes';
 import type { RunStatus } from '../core/run-status';
 
@@ -13,7 +13,13 @@ export interface RunSettled {
   readonly handBack?: ErrorCode;
 }
 
-/** Told, in the process that wrote it, when a run settled; before anyone else hears of it. */
+/**
+ * Told inside the transaction that settles a run, so what it writes (the chat's answer message)
+ * commits with the run's new state or not at all; what it publishes it queues after the commit,
+ * before anyone else hears of the settle. why: a reader in the gap between the settle's commit
+ * and a later notification saw a finished run whose answer the run does not keep (privacy
+ * levels NONE and METADATA after a decision), and the answer was lost.
+ */
 export interface RunSettlementListener {
   onRunSettled(event: RunSettled): Promise<void>;
 }
@@ -29,13 +35,12 @@ export interface DecisionBookkeeper {
 
 /**
  * Lets other modules follow runs without the runs module knowing them. The approvals module
- * registers the one bookkeeper (inside the settle's transaction); listeners (the chat) register
- * at start-up and are awaited after every settle committed in this process, before the SETTLED
- * event goes out. A listener's failure is logged, never the run's.
+ * registers the one bookkeeper and listeners (the chat) register at start-up; both are awaited
+ * inside every settle's transaction in this process, so a failure of either rolls the settle
+ * back (the run keeps its lease and is settled again, or reaped), never half-applied.
  */
 @Injectable()
 export class RunSettlements {
-  private readonly logger = new Logger(RunSettlements.name);
   private readonly listeners: RunSettlementListener[] = [];
   private bookkeeper: DecisionBookkeeper | null = null;
 
@@ -52,13 +57,8 @@ export class RunSettlements {
     await this.bookkeeper?.settled(event);
   }
 
+  /** Inside the settle's transaction, for every run that settled. */
   async notify(event: RunSettled): Promise<void> {
-    for (const listener of this.listeners) {
-      try {
-        await listener.onRunSettled(event);
-      } catch (e) {
-        this.logger.error({ runId: event.runId, err: e }, 'a run settlement listener failed');
-      }
-    }
+    for (const listener of this.listeners) await listener.onRunSettled(event);
   }
 }

@@ -50,9 +50,10 @@ export type SettleGuard =
 /**
  * The one way a run settles, whoever settles it (the executor, a worker handing a decision
  * back, the reaper, a cancel, a refusal that fails a process run): ONE transaction writes the
- * run's new state and the bookkeeping of the decision it was carrying out; after the commit,
- * in-process listeners (the chat) are told, then the trace, the progress stream and the inbox
- * hear of it. A write that changed no row (fenced out, already settled) tells nobody.
+ * run's new state, the bookkeeping of the decision it was carrying out and what in-process
+ * listeners (the chat) write of it; after the commit the listeners' own events, then the trace,
+ * the progress stream and the inbox hear of it. A write that changed no row (fenced out,
+ * already settled) tells nobody.
  */
 @Injectable()
 export class RunSettler {
@@ -76,6 +77,7 @@ export class RunSettler {
     if (!row) return null;
     const event = settledEvent(runId, settlement);
     if (row.hadDecision) await this.settlements.keepDecision(event);
+    await this.settlements.notify(event);
     // why: the inbox moves when a run starts waiting or may have stopped waiting without a
     // decision (a cancel, a waiting run failed); a running run that finishes was never in it.
     const movesInbox =
@@ -99,6 +101,7 @@ export class RunSettler {
         };
         const event = settledEvent(run.id, settlement);
         if (run.hadDecision) await this.settlements.keepDecision(event);
+        await this.settlements.notify(event);
         tx.afterCommit(() => this.announce(event, settlement, run, false));
       }
       return reaped;
@@ -153,7 +156,6 @@ export class RunSettler {
     row: SettledRow,
     movesInbox: boolean,
   ): Promise<void> {
-    await this.settlements.notify(event);
     await this.events.settled(terminalOf(event.runId, s), {
       stepCount: row.stepCount,
       status: event.status,
