@@ -18,7 +18,7 @@ export interface LiveAnswer {
 
 /**
  * The answers being written in this process: coalesces the provider's text deltas into
- * TEXT_DELTA events (one per `TEXT_DELTA_COALESCE_MS`) and keeps the text sent so far per run.
+ * TEXT_DELTA events (the first at once, then at most one per `TEXT_DELTA_COALESCE_MS`) and keeps the text sent so far per run.
  * A reader joining mid-answer asks for it on the bus (`answerWantedTopic`) and the process
  * writing the answer, this one or another, answers on `answerSoFarTopic`: one way, in one
  * process or across instances. Nothing here is stored.
@@ -78,6 +78,7 @@ export class AnswerStream {
   sent = '';
   private pending = '';
   private timer: NodeJS.Timeout | null = null;
+  private lastFlushAt = -Infinity;
   private closed = false;
 
   constructor(
@@ -87,11 +88,18 @@ export class AnswerStream {
     private readonly publish: Publish,
   ) {}
 
+  /**
+   * Takes a provider delta. why: a throttle, not a trailing debounce: the first text of a quiet
+   * stream goes out at once (the reader sees the answer start without waiting a window), and
+   * after that at most one delta per window carries what arrived meanwhile.
+   */
   push(text: string): void {
     if (this.closed || text.length === 0) return;
     this.pending += text;
-    if (this.windowMs === 0) return this.flush(false);
-    this.timer ??= setTimeout(() => this.flush(false), this.windowMs);
+    if (this.timer) return;
+    const wait = this.lastFlushAt + this.windowMs - performance.now();
+    if (wait <= 0) return this.flush(false);
+    this.timer = setTimeout(() => this.flush(false), wait);
   }
 
   /** The last delta (final), carrying what the window still held; once. */
@@ -112,6 +120,7 @@ export class AnswerStream {
     // event is in flight drops that event by its offset instead of missing it.
     this.sent += text;
     this.pending = '';
+    this.lastFlushAt = performance.now();
     void this.publish({ messageId: this.runId, turn: this.turn, offset, text, final }).catch(() => undefined);
   }
 }
