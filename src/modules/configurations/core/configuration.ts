@@ -29,6 +29,9 @@ export interface ConfigurationView {
   readonly deletedAt: Date | null;
   /** Attached skills, enabled or not, ordered by identifier. */
   readonly skills: readonly SkillView[];
+  /** Token caps (docs/budgets.md); null: no cap. */
+  readonly maxTokensPerRun: number | null;
+  readonly maxTokensPerUserPerDay: number | null;
 }
 
 /** A Task: what the chat uses for the users of the mapped groups. */

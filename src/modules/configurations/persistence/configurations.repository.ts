@@ -22,6 +22,12 @@ export interface ConfigurationWrite {
   readonly allowedGroupIds: readonly number[];
 }
 
+/** A configuration's token caps; null: no cap. */
+export interface TokenCaps {
+  readonly maxTokensPerRun: number | null;
+  readonly maxTokensPerUserPerDay: number | null;
+}
+
 /** A Task row with its group mappings (skills and configuration are read separately). */
 export interface TaskRow {
   readonly id: number;
@@ -58,6 +64,8 @@ export function toConfigurationRow(e: ConfigurationEntity): ConfigurationRow {
     privacyLevel: isPrivacyLevel(e.privacyLevel) ? e.privacyLevel : 'METADATA',
     allowedGroupIds: e.allowedGroupIds,
     deletedAt: e.deletedAt,
+    maxTokensPerRun: e.maxTokensPerRun,
+    maxTokensPerUserPerDay: e.maxTokensPerUserPerDay,
   };
 }
 
@@ -98,6 +106,14 @@ export class ConfigurationsRepository {
   ): Promise<ConfigurationRow | null> {
     const e = await manager.findOne(ConfigurationEntity, { where: { identifier } });
     return e ? toConfigurationRow(e) : null;
+  }
+
+  /** Sets a configuration's token caps (null: no cap), in the upsert's transaction. */
+  async setTokenCaps(id: number, caps: TokenCaps, manager: EntityManager): Promise<void> {
+    await manager.query(
+      `UPDATE configuration SET max_tokens_per_run = $2, max_tokens_per_user_per_day = $3 WHERE id = $1`,
+      [id, caps.maxTokensPerRun, caps.maxTokensPerUserPerDay],
+    );
   }
 
   /**
