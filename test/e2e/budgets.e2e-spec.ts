@@ -1,5 +1,5 @@
 import { RecordedDecisions } from '../../src/modules/approvals';
-import { demoIds, startRun, waitForRest } from '../support/runs';
+import { demoIds, startRun, until, waitForRest } from '../support/runs';
 import { bootTestApp, errorCode, TestApp } from '../support/test-app';
 
 // Token budgets (docs/budgets.md): the scripted rounds declare their usage, the caps stop a run
@@ -249,5 +249,61 @@ describe('token budgets', () => {
     expect(valueOf('countersign_tokens_total{configuration="budget-run",kind="output"}')).toBe(80);
     expect(valueOf('countersign_runs_stopped_by_budget_total{configuration="budget-run",cap="run"}')).toBe(2);
     expect(valueOf('countersign_runs_stopped_by_budget_total{configuration="budget-day",cap="day"}')).toBe(1);
+  });
+});
+
+describe('token budgets in the chat', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await bootTestApp();
+  });
+  afterAll(() => t?.close());
+
+  const CONVERSATION = `id status lastRunId messages { role text notice }`;
+
+  it('answers a chat turn stopped by its budget with the closing answer', async () => {
+    const ids = await demoIds(t);
+    // the default chat Task uses demo-editor: any first model call passes a cap of 1 token
+    await t.dataSource.query(
+      `UPDATE configuration SET max_tokens_per_run = 1 WHERE identifier = 'demo-editor'`,
+    );
+    const created = await t.gql<{ createConversation: { id: string } }>(
+      `mutation($input: CreateConversationInput!) { createConversation(input: $input) { id } }`,
+      { input: { pageId: ids.pages.About, languageId: 0 } },
+      'alice',
+    );
+    const id = created.data!.createConversation.id;
+    const sent = await t.gql<{ sendMessage: { status: string } }>(
+      `mutation($input: SendMessageInput!) { sendMessage(input: $input) { status } }`,
+      { input: { conversationId: id, text: 'Sharpen the SEO title' } },
+      'alice',
+    );
+    expect(sent.errors).toBeUndefined();
+    let conversation = {
+      status: 'PROCESSING',
+      lastRunId: '',
+      messages: [] as Array<{ role: string; text: string }>,
+    };
+    await until(
+      async () => {
+        const res = await t.gql<{ conversation: typeof conversation }>(
+          `query($id: ID!) { conversation(id: $id) { ${CONVERSATION} } }`,
+          { id },
+          'alice',
+        );
+        conversation = res.data!.conversation;
+        return conversation.status !== 'PROCESSING';
+      },
+      20_000,
+      'the chat turn to end',
+    );
+    const run = await t.gql<{ run: { terminationReason: string; usage: { modelCalls: number } } }>(
+      `query($id: ID!) { run(id: $id) { terminationReason usage { modelCalls } } }`,
+      { id: conversation.lastRunId },
+      'alice',
+    );
+    expect(run.data!.run).toMatchObject({ terminationReason: 'BUDGET_EXHAUSTED', usage: { modelCalls: 1 } });
+    expect(conversation.messages.at(-1)).toMatchObject({ role: 'ASSISTANT' });
+    expect(conversation.messages.at(-1)!.text).toMatch(/token budget/);
   });
 });
