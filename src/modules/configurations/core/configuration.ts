@@ -8,8 +8,14 @@ export function isPrivacyLevel(value: unknown): value is PrivacyLevel {
   return typeof value === 'string' && (PRIVACY_LEVELS as readonly string[]).includes(value);
 }
 
+/** A configuration's token caps (docs/budgets.md); null: no cap. */
+export interface TokenCaps {
+  readonly maxTokensPerRun: number | null;
+  readonly maxTokensPerUserPerDay: number | null;
+}
+
 /** An agent configuration as the rest of the system sees it. */
-export interface ConfigurationView {
+export interface ConfigurationView extends TokenCaps {
   readonly id: number;
   readonly identifier: string;
   readonly name: string;
@@ -29,9 +35,6 @@ export interface ConfigurationView {
   readonly deletedAt: Date | null;
   /** Attached skills, enabled or not, ordered by identifier. */
   readonly skills: readonly SkillView[];
-  /** Token caps (docs/budgets.md); null: no cap. */
-  readonly maxTokensPerRun: number | null;
-  readonly maxTokensPerUserPerDay: number | null;
 }
 
 /** A Task: what the chat uses for the users of the mapped groups. */

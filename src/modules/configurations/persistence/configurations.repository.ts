@@ -3,7 +3,7 @@ import { DataSource, EntityManager, In, IsNull } from 'typeorm';
 import { managerOf } from '../../../platform/database/transaction-runner';
 import { GroupEntity } from '../../auth/persistence/group.entity';
 import { SkillEntity } from '../../skills/persistence/skill.entity';
-import { ConfigurationView, isPrivacyLevel, PrivacyLevel } from '../core/configuration';
+import { ConfigurationView, isPrivacyLevel, PrivacyLevel, TokenCaps } from '../core/configuration';
 import { ConfigurationEntity } from './configuration.entity';
 import { TaskEntity } from './task.entity';
 
@@ -20,12 +20,6 @@ export interface ConfigurationWrite {
   readonly maxIterations: number;
   readonly privacyLevel: PrivacyLevel;
   readonly allowedGroupIds: readonly number[];
-}
-
-/** A configuration's token caps; null: no cap. */
-export interface TokenCaps {
-  readonly maxTokensPerRun: number | null;
-  readonly maxTokensPerUserPerDay: number | null;
 }
 
 /** A Task row with its group mappings (skills and configuration are read separately). */

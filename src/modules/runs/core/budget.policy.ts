@@ -1,10 +1,5 @@
 import type { BudgetScope } from '../../../agent';
-
-/** A configuration's token caps; null: no cap. */
-export interface TokenCaps {
-  readonly maxTokensPerRun: number | null;
-  readonly maxTokensPerUserPerDay: number | null;
-}
+import type { TokenCaps } from '../../configurations';
 
 /**
  * Which cap a run has reached before its next model call, or null. A cap is reached when the
