@@ -160,6 +160,14 @@ describe('token budgets', () => {
       truncated: false,
       usage: { promptTokens: 55, completionTokens: 15, totalTokens: 70, modelCalls: 2 },
     });
+    // counts only, no content: a decider without detail access (bob, AGENT_APPROVE) sees them too
+    const decider = await t.gql<{ run: { usage: { totalTokens: number } } }>(
+      `query($id: ID!) { run(id: $id) { usage { totalTokens } } }`,
+      { id: run.id },
+      'bob',
+    );
+    expect(decider.errors).toBeUndefined();
+    expect(decider.data!.run.usage.totalTokens).toBe(70);
     // alice's 70 tokens count towards her day below
   });
 
