@@ -3,6 +3,7 @@ import { SignInThroughIdentityProvider1796150000000 } from './1796150000000-sign
 import { IndexTheLists1796146656078 } from './1796146656078-index-the-lists';
 import { IndexTheChatAndTokenLists1796149854040 } from './1796149854040-index-the-chat-and-token-lists';
 import { NotifyAuthChanges1796150000001 } from './1796150000001-notify-auth-changes';
+import { CapTokensPerConfiguration1796180000000 } from './1796180000000-cap-tokens-per-configuration';
 import { VersionSkills1796146572698 } from './1796146572698-version-skills';
 import { TrackOwnersUnfinishedRuns1796140355029 } from './1796140355029-track-owners-unfinished-runs';
 import { RecordTokenCreatorsAndAudit1796138194754 } from './1796138194754-record-token-creators-and-audit';
@@ -26,4 +27,5 @@ export const MIGRATIONS: Function[] = [
   IndexTheChatAndTokenLists1796149854040,
   SignInThroughIdentityProvider1796150000000,
   NotifyAuthChanges1796150000001,
+  CapTokensPerConfiguration1796180000000,
 ];

@@ -181,7 +181,11 @@ describe('the openai provider end to end against a local chat-completions server
     for (const s of llm.seen) {
       expect(s.url).toBe('/v1/chat/completions');
       expect(s.authorization).toBe(`Bearer ${KEY}`);
-      expect(s.body).toMatchObject({ model: 'test-model', stream: true });
+      expect(s.body).toMatchObject({
+        model: 'test-model',
+        stream: true,
+        stream_options: { include_usage: true },
+      });
     }
     const toolNames = (first.body.tools as Array<{ type: string; function: { name: string } }>).map(
       (x) => x.function.name,
@@ -221,6 +225,18 @@ describe('the openai provider end to end against a local chat-completions server
       [run.id],
     );
     expect(steps.map((s) => s.kind)).toEqual(['CONTEXT', 'REQUEST', 'LLM', 'TOOL', 'REQUEST', 'LLM']);
+    // the final chunk's usage of each streamed answer, summed over the run
+    const read = await t.gql<{ run: { usage: Record<string, number> } }>(
+      `query($id: ID!) { run(id: $id) { usage { promptTokens completionTokens totalTokens modelCalls } } }`,
+      { id: run.id },
+      'alice',
+    );
+    expect(read.data!.run.usage).toEqual({
+      promptTokens: 80,
+      completionTokens: 18,
+      totalTokens: 98,
+      modelCalls: 2,
+    });
   });
 
   it.each([

@@ -7,6 +7,7 @@ import { DataSource } from 'typeorm';
 import { RunClaimsRepository } from '../../src/modules/runs/persistence/run-claims.repository';
 import { RunReapingRepository } from '../../src/modules/runs/persistence/run-reaping.repository';
 import { RunRetentionRepository } from '../../src/modules/runs/persistence/run-retention.repository';
+import { RunUsageRepository } from '../../src/modules/runs/persistence/run-usage.repository';
 import { bootTestApp, type TestApp } from '../support/test-app';
 import { seedRuns } from '../../bench/support/volume';
 
@@ -154,6 +155,24 @@ describe('query plans at volume', () => {
       });
       expect(res.errors).toBeUndefined();
     });
+    for (const s of await scansOf(statements)) expect(s).toEqual({ sql: s.sql, scans: [], sorted: false });
+  });
+
+  it('the daily token sum of an owner (the budget check), no sequential scan', async () => {
+    const usage = t.app.get(RunUsageRepository, { strict: false });
+    const [row] = await t.dataSource.query<Array<{ owner_id: number; configuration_id: number }>>(
+      `SELECT r.owner_id, r.configuration_id FROM run r JOIN app_user u ON u.id = r.owner_id
+        WHERE u.username = 'alice' LIMIT 1`,
+    );
+    const since = new Date(Date.now() - 86_400_000);
+    const statements = await capture(t.dataSource, () =>
+      usage.ownerTokensSince(
+        row!.owner_id,
+        row!.configuration_id,
+        since,
+        '00000000-0000-4000-8000-000000000000',
+      ),
+    );
     for (const s of await scansOf(statements)) expect(s).toEqual({ sql: s.sql, scans: [], sorted: false });
   });
 

@@ -107,6 +107,35 @@ describe('the worker process and `cli status` (compiled, in child processes)', (
     );
 
     itOnPostgres(
+      'stops a run it executes at the token cap before the next model call (BUDGET_EXHAUSTED)',
+      async () => {
+        const read = {
+          toolCalls: [{ name: 'pages_read', arguments: {} }],
+          usage: { inputTokens: 40, outputTokens: 10 },
+        };
+        const capped = await scriptedConfiguration(ds, 'capped', [read, read, { text: 'Done.' }]);
+        await ds.query('UPDATE configuration SET max_tokens_per_run = 60 WHERE id = $1', [capped]);
+        const id = await queueRun(ds, vault, capped);
+        await ds.query(`SELECT pg_notify($1, '')`, [WORK_CHANNEL]);
+        await until(async () => (await runRow(ds, id)).status === 'COMPLETED', 20_000, 'the run to stop');
+        expect(await runRow(ds, id)).toMatchObject({
+          termination_reason: 'BUDGET_EXHAUSTED',
+          truncated: true,
+          iterations: 2,
+          prompt_tokens: 80,
+          completion_tokens: 20,
+          lease_token: null,
+        });
+        const llm = await ds.query<Array<{ n: number }>>(
+          `SELECT count(*)::int AS n FROM run_step WHERE run_id = $1 AND kind = 'LLM'`,
+          [id],
+        );
+        expect(llm[0]!.n).toBe(2);
+      },
+      60_000,
+    );
+
+    itOnPostgres(
       '`cli status` exits 0 while the worker is live and nothing is stuck, 1 with an expired lease',
       async () => {
         const healthy = await cli(['status'], env);

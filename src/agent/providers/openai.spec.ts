@@ -182,6 +182,26 @@ describe('OpenAiProvider against a local chat-completions server', () => {
     expect(r.usage.totalTokens).toBe(29);
   });
 
+  it('reports zero usage when the server sends none, and sums a missing total', async () => {
+    srv.next.push(sse([chunk({ role: 'assistant', content: 'no usage' }, 'stop')]));
+    expect((await provider().complete(request)).usage).toEqual({
+      promptTokens: 0,
+      completionTokens: 0,
+      totalTokens: 0,
+    });
+    srv.next.push(
+      sse([
+        chunk({ role: 'assistant', content: 'partial usage' }, 'stop'),
+        { ...chunk({}), choices: [], usage: { prompt_tokens: 7, completion_tokens: 5 } },
+      ]),
+    );
+    expect((await provider().complete(request)).usage).toEqual({
+      promptTokens: 7,
+      completionTokens: 5,
+      totalTokens: 12,
+    });
+  });
+
   it('turns an HTTP 500 into a retryable ProviderError with a sanitised message', async () => {
     srv.next.push(failWith(500, `upstream https://admin:hunter2@10.0.0.1/x rejected key ${KEY}`));
     const error = (await provider()

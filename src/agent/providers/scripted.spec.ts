@@ -69,6 +69,14 @@ describe('ScriptedProvider', () => {
     expect((await provider.complete(request(1))).toolCalls[1]?.arguments).toEqual({ query: 'x' });
   });
 
+  it('reports the usage a round declares', async () => {
+    const declared = new ScriptedProvider({
+      rounds: [{ text: 'counted', usage: { inputTokens: 120, outputTokens: 30 } }],
+    });
+    const r = await declared.complete(request(1));
+    expect(r.usage).toEqual({ promptTokens: 120, completionTokens: 30, totalTokens: 150 });
+  });
+
   it('stops waiting when the signal aborts', async () => {
     const slow = new ScriptedProvider({ rounds: [{ text: 'late', delayMs: 10_000 }] });
     const abort = new AbortController();
@@ -114,5 +122,9 @@ describe('createProvider', () => {
     expect(providerConfigProblems('scripted', { rounds: [{ chunks: 0 }] })[0]).toMatch(/chunks/);
     expect(providerConfigProblems('openai', { baseUrl: 'ftp://x' })[0]).toMatch(/baseUrl/);
     expect(providerConfigProblems('scripted', null)).toEqual([]);
+    expect(
+      providerConfigProblems('scripted', { rounds: [{ usage: { inputTokens: -1, outputTokens: 2 } }] })[0],
+    ).toMatch(/inputTokens/);
+    expect(providerConfigProblems('scripted', { rounds: [{ usage: { inputTokens: 1 } }] })).toHaveLength(1);
   });
 });

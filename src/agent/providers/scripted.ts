@@ -20,6 +20,8 @@ export interface ScriptedRound {
   readonly chunkDelayMs?: number;
   /** Test aid: fail this call with this message (a PROVIDER_FAILED run), after streaming `text` if set. */
   readonly error?: string;
+  /** The tokens this call reports; absent: estimated from lengths. */
+  readonly usage?: { readonly inputTokens: number; readonly outputTokens: number };
 }
 
 /** `providerOptions` of the scripted provider. */
@@ -48,6 +50,15 @@ const ROUND_SCHEMA = {
     chunks: { type: 'integer', minimum: 1, maximum: 10000 },
     chunkDelayMs: { type: 'number', minimum: 0, maximum: 3_600_000 },
     error: { type: 'string' },
+    usage: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['inputTokens', 'outputTokens'],
+      properties: {
+        inputTokens: { type: 'integer', minimum: 0 },
+        outputTokens: { type: 'integer', minimum: 0 },
+      },
+    },
   },
 };
 
@@ -78,7 +89,8 @@ export function recordScriptedRequests(listener: ScriptedRequestListener | null)
 /**
  * The deterministic provider: the n-th call of a run (`request.callIndex`, counted across
  * continuations) answers round n; past the last round it answers "(script ended)". Tool call
- * ids are `call_<n>_<i>`; usage is derived from lengths (about 4 characters a token).
+ * ids are `call_<n>_<i>`; usage is the round's `usage`, else derived from lengths (about 4
+ * characters a token).
  */
 export class ScriptedProvider implements Provider {
   readonly name = 'scripted';
@@ -102,7 +114,7 @@ export class ScriptedProvider implements Provider {
     return {
       text,
       toolCalls,
-      usage: scriptedUsage(request, text, toolCalls),
+      usage: round.usage ? declaredUsage(round.usage) : scriptedUsage(request, text, toolCalls),
       finishReason: toolCalls.length > 0 ? 'tool_calls' : 'stop',
     };
   }
@@ -139,4 +151,13 @@ function scriptedUsage(request: ProviderRequest, text: string, calls: readonly T
   const callChars = calls.length > 0 ? JSON.stringify(calls).length : 0;
   const completionTokens = Math.ceil((text.length + callChars) / 4);
   return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens };
+}
+
+function declaredUsage(usage: NonNullable<ScriptedRound['usage']>): TokenUsage {
+  const { inputTokens, outputTokens } = usage;
+  return {
+    promptTokens: inputTokens,
+    completionTokens: outputTokens,
+    totalTokens: inputTokens + outputTokens,
+  };
 }

@@ -1,5 +1,6 @@
 import type { StartInput } from './ports';
 import type {
+  BudgetScope,
   CancelledOutcome,
   CompletedOutcome,
   FailedOutcome,
@@ -127,6 +128,11 @@ export function completedOutcome(loop: LoopState, answer: string, truncated = fa
     terminationReason: truncated ? 'MAX_ITERATIONS' : 'COMPLETED',
     ...counters(loop),
   };
+}
+
+/** A stop at a token cap: like the iteration ceiling, a closing answer, truncated. */
+export function budgetOutcome(loop: LoopState, answer: string, budget: BudgetScope): CompletedOutcome {
+  return { ...completedOutcome(loop, answer, true), terminationReason: 'BUDGET_EXHAUSTED', budget };
 }
 
 export function suspendedOutcome(

@@ -117,6 +117,37 @@ describe('runAgent', () => {
     expect(fake.stored.filter((s) => s.kind === 'TOOL')).toHaveLength(3);
   });
 
+  it('stops at a token cap before the next model call; the tools already run stay recorded', async () => {
+    const read = {
+      toolCalls: [{ name: 'pages_read', arguments: {} }],
+      text: 'Reading.',
+      usage: { inputTokens: 40, outputTokens: 20 },
+    };
+    const totals: number[] = [];
+    const fake = fakePorts({
+      rounds: [read, read, read, { text: 'Done.' }],
+      content: new InMemoryContent([HOME]),
+      budgetReached: (used) => {
+        totals.push(used.totalTokens);
+        return used.totalTokens >= 100 ? 'RUN' : null;
+      },
+    });
+    const outcome = await runAgent(startInput(), fake.ports);
+    expect(outcome).toMatchObject({
+      kind: 'completed',
+      truncated: true,
+      terminationReason: 'BUDGET_EXHAUSTED',
+      budget: 'RUN',
+      iterations: 2,
+      usage: { promptTokens: 80, completionTokens: 40, totalTokens: 120 },
+    });
+    if (outcome.kind === 'completed')
+      expect(outcome.answer).toMatch(/^Reading\.\n\n\(Stopped .*token budget/);
+    expect(totals).toEqual([0, 60, 120]);
+    // two rounds, then the stop: no third REQUEST
+    expect(fake.stored.map((s) => s.kind).join(' ')).toBe('CONTEXT REQUEST LLM TOOL REQUEST LLM TOOL');
+  });
+
   it('fails PROVIDER_FAILED with a sanitised message', async () => {
     const fake = fakePorts({ rounds: [{ error: 'upstream said: invalid key sk-live-1234567890abcdef' }] });
     const outcome = await runAgent(startInput(), fake.ports);

@@ -5,6 +5,7 @@ import { DecisionMismatchError, LeaseLostError } from './errors';
 import { CANCELLED, executeCalls } from './execute';
 import {
   appendRoundResults,
+  budgetOutcome,
   cancelledOutcome,
   checkpointAfter,
   completedOutcome,
@@ -21,6 +22,7 @@ import { suspendRound } from './suspend';
 import {
   addUsage,
   type AssistantMessage,
+  type BudgetScope,
   type ProviderResponse,
   type RunOutcome,
   type SuspendedState,
@@ -71,6 +73,8 @@ export async function driveLoop(session: Session, loop: LoopState): Promise<RunO
   for (;;) {
     if (await session.stopping()) return cancelledOutcome(loop);
     if (loop.iterations >= session.maxIterations) return completedOutcome(loop, closingAnswer(loop), true);
+    const budget = await session.budgetReached(loop.usage);
+    if (budget) return budgetOutcome(loop, closingAnswer(loop, BUDGET_NOTES[budget]), budget);
     const response = await askProvider(session, loop);
     if (!isResponse(response)) return response;
     if (response.toolCalls.length === 0) return completedOutcome(loop, response.text);
@@ -140,11 +144,18 @@ function isResponse(value: ProviderResponse | RunOutcome): value is ProviderResp
   return !('kind' in value);
 }
 
-/** The answer synthesised at the iteration ceiling: the last text, then why it stops. */
-export function closingAnswer(loop: LoopState): string {
+const BUDGET_NOTES: Record<BudgetScope, string> = {
+  RUN: '(Stopped before a final answer: this run used up its token budget.)',
+  DAY: "(Stopped before a final answer: today's token budget of this run's owner is used up.)",
+};
+
+/** The answer synthesised at a limit: the last text, then why it stops (default: the iteration ceiling). */
+export function closingAnswer(
+  loop: LoopState,
+  note = `(Stopped after ${loop.iterations} rounds, the most this run may take, before a final answer.)`,
+): string {
   const last = [...loop.transcript]
     .reverse()
     .find((m) => m.role === 'assistant' && m.content.trim().length > 0);
-  const note = `(Stopped after ${loop.iterations} rounds, the most this run may take, before a final answer.)`;
   return last ? `${last.content.trim()}\n\n${note}` : note;
 }

@@ -2,7 +2,15 @@ import type { Provider } from '../providers/provider';
 import type { ContentPort, RunOwner } from '../tools/content-port';
 import type { ToolRegistry } from '../tools/registry';
 import type { ToolEffect } from '../tools/tool';
-import type { PrivacyLevel, RunSubject, Step, SuspendedState, ToolArguments } from './types';
+import type {
+  BudgetScope,
+  PrivacyLevel,
+  RunSubject,
+  Step,
+  SuspendedState,
+  TokenUsage,
+  ToolArguments,
+} from './types';
 
 /** What `recordStep` may hand back (the stored sequence), passed on to `onStep`. */
 export interface StepReceipt {
@@ -35,6 +43,12 @@ export interface AgentPorts {
   recordStep(stored: Step): Promise<StepReceipt | void>;
   /** The cancel check, asked at every step boundary; true stops the run as CANCELLED. */
   shouldStop(): boolean | Promise<boolean>;
+  /**
+   * The budget check, asked before every model call with the run's tokens so far (across
+   * segments): a scope stops the run there (COMPLETED, truncated, BUDGET_EXHAUSTED), before
+   * any REQUEST step of that call. Absent or null: no cap reached.
+   */
+  budgetReached?(runTotal: TokenUsage): BudgetScope | null | Promise<BudgetScope | null>;
   /**
    * Set before a write tool executes (the call), cleared after its TOOL / TOOL_WRITE steps are
    * recorded (null). While set, a reaper requeues an expired run only when the effect is

@@ -2,7 +2,7 @@ import type { ToolSet } from '../tools/registry';
 import type { ToolContext } from '../tools/tool';
 import type { AgentPorts, RunContext } from './ports';
 import { filterStep } from './privacy';
-import type { Step } from './types';
+import type { BudgetScope, Step, TokenUsage } from './types';
 
 /** One executing segment of a run: its context, ports and the tools it may use. */
 export class Session {
@@ -33,6 +33,11 @@ export class Session {
   /** The cancel check of a step boundary. */
   async stopping(): Promise<boolean> {
     return (await this.ports.shouldStop()) === true;
+  }
+
+  /** The budget check of a step boundary (before a model call); null when no cap is reached. */
+  async budgetReached(runTotal: TokenUsage): Promise<BudgetScope | null> {
+    return (await this.ports.budgetReached?.(runTotal)) ?? null;
   }
 
   /** Forwards a text delta to the keep-alive observer, ignoring its failures. */

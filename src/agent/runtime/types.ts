@@ -185,13 +185,18 @@ export interface OutcomeCounters {
   readonly providerCalls: number;
 }
 
+/** Which token cap a run reached: its own, or its owner's for the day. */
+export type BudgetScope = 'RUN' | 'DAY';
+
 /** The run finished with an answer. */
 export interface CompletedOutcome extends OutcomeCounters {
   readonly kind: 'completed';
   readonly answer: string;
-  /** True when the loop stopped at the iteration ceiling and synthesised the answer. */
+  /** True when the loop stopped at the iteration ceiling or a budget and synthesised the answer. */
   readonly truncated: boolean;
-  readonly terminationReason: 'COMPLETED' | 'MAX_ITERATIONS';
+  readonly terminationReason: 'COMPLETED' | 'MAX_ITERATIONS' | 'BUDGET_EXHAUSTED';
+  /** Set with BUDGET_EXHAUSTED: the cap that stopped the run. */
+  readonly budget?: BudgetScope;
 }
 
 /** The run paused: store `state` (encrypted) and show `pending`. */

@@ -18,6 +18,8 @@ export interface FakePortOptions {
   readonly loseLeaseAt?: { readonly kind: StepKind; readonly nth?: number };
   /** Answer true to the n-th cancel check (1-based) and every later one. */
   readonly stopAtCheck?: number;
+  /** The budget check (absent: no caps). */
+  readonly budgetReached?: AgentPorts['budgetReached'];
 }
 
 /** In-memory ports plus what they saw. */
@@ -62,6 +64,7 @@ export function fakePorts(options: FakePortOptions = {}): FakePorts {
       effects.push(effect);
       return Promise.resolve();
     },
+    ...(options.budgetReached ? { budgetReached: options.budgetReached } : {}),
     onStep: (step) => observed.push(step),
     onDelta: (d) => deltas.push(d),
     now: () => 0,

@@ -30,6 +30,8 @@ import { RunAdmissionRepository } from './persistence/run-admission.repository';
 import { RunReapingRepository } from './persistence/run-reaping.repository';
 import { RunAdmission } from './application/run-admission';
 import { agentToolsProvider } from './application/agent-tools';
+import { RunUsageRepository } from './persistence/run-usage.repository';
+import { RunBudget } from './application/run-budget';
 
 @Module({
   imports: [AuthModule, ConfigurationsModule, ContentModule],
@@ -44,6 +46,8 @@ import { agentToolsProvider } from './application/agent-tools';
     RunAdmissionRepository,
     RunReapingRepository,
     RunAdmission,
+    RunUsageRepository,
+    RunBudget,
     agentToolsProvider,
     RunSettlements,
     RunSettler,

@@ -23,6 +23,10 @@ export abstract class Metrics {
   abstract watchCensus(read: () => Promise<RunCensus>): void;
   /** A bearer JWT of the identity provider was checked: signed in (a user created or not) or refused. */
   abstract identitySignIn(outcome: IdentitySignInLabel): void;
+  /** Tokens a model call reported, by configuration identifier. */
+  abstract tokensUsed(configuration: string, tokens: { input: number; output: number }): void;
+  /** A run stopped at a token cap (BUDGET_EXHAUSTED): its own or its owner's daily one. */
+  abstract runStoppedByBudget(configuration: string, cap: 'RUN' | 'DAY'): void;
 }
 
 export type IdentitySignInLabel = 'signed_in' | 'created' | 'refused';
@@ -50,4 +54,6 @@ export class NoMetrics extends Metrics {
   watchOpenSubscriptions(): void {}
   watchCensus(): void {}
   identitySignIn(): void {}
+  tokensUsed(): void {}
+  runStoppedByBudget(): void {}
 }

@@ -90,6 +90,19 @@ export class PrometheusMetrics extends Metrics {
     registers: [this.registry],
   });
 
+  private readonly tokens = new Counter({
+    name: 'countersign_tokens_total',
+    help: 'Tokens model calls reported, by configuration identifier and kind (input, output)',
+    labelNames: ['configuration', 'kind'],
+    registers: [this.registry],
+  });
+  private readonly budgetStops = new Counter({
+    name: 'countersign_runs_stopped_by_budget_total',
+    help: 'Runs stopped at a token cap (BUDGET_EXHAUSTED), by configuration identifier and cap (run, day)',
+    labelNames: ['configuration', 'cap'],
+    registers: [this.registry],
+  });
+
   constructor() {
     super();
     const read = () => this.openSubscriptions();
@@ -128,6 +141,15 @@ export class PrometheusMetrics extends Metrics {
 
   slowClientClosed(): void {
     this.slowCloses.inc();
+  }
+
+  tokensUsed(configuration: string, tokens: { input: number; output: number }): void {
+    this.tokens.inc({ configuration, kind: 'input' }, tokens.input);
+    this.tokens.inc({ configuration, kind: 'output' }, tokens.output);
+  }
+
+  runStoppedByBudget(configuration: string, cap: 'RUN' | 'DAY'): void {
+    this.budgetStops.inc({ configuration, cap: cap.toLowerCase() });
   }
 
   watchOpenSubscriptions(read: () => number): void {

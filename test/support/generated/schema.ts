@@ -87,6 +87,10 @@ export type Configuration = {
   identifier: Scalars['String']['output'];
   isActive: Scalars['Boolean']['output'];
   maxIterations: Scalars['Int']['output'];
+  /** Token cap of one run; null: none (docs/budgets.md). */
+  maxTokensPerRun: Maybe<Scalars['Int']['output']>;
+  /** Token cap of one user's runs of this configuration per UTC day; null: none. */
+  maxTokensPerUserPerDay: Maybe<Scalars['Int']['output']>;
   model: Scalars['String']['output'];
   name: Scalars['String']['output'];
   privacyLevel: PrivacyLevel;
@@ -101,6 +105,10 @@ export type ConfigurationInput = {
   identifier: Scalars['String']['input'];
   isActive: InputMaybe<Scalars['Boolean']['input']>;
   maxIterations: InputMaybe<Scalars['Int']['input']>;
+  /** Most tokens one run may use (checked before each model call); null: no cap (docs/budgets.md). */
+  maxTokensPerRun: InputMaybe<Scalars['Int']['input']>;
+  /** Most tokens one user's runs of this configuration may use per UTC day; null: no cap (docs/budgets.md). */
+  maxTokensPerUserPerDay: InputMaybe<Scalars['Int']['input']>;
   model: Scalars['String']['input'];
   name: Scalars['String']['input'];
   privacyLevel: InputMaybe<PrivacyLevel>;
@@ -798,6 +806,7 @@ export type Run = {
   subjectPageId: Maybe<Scalars['Int']['output']>;
   terminationReason: Maybe<TerminationReason>;
   truncated: Scalars['Boolean']['output'];
+  /** Tokens and model calls so far, as stored at the last pause or settle (docs/budgets.md). */
   usage: Maybe<Usage>;
   workspaceId: Scalars['Int']['output'];
 };
@@ -1109,6 +1118,8 @@ export type TextDelta = {
 export type Usage = {
   __typename?: 'Usage';
   completionTokens: Scalars['Int']['output'];
+  /** Model calls that answered (the rounds). */
+  modelCalls: Scalars['Int']['output'];
   promptTokens: Scalars['Int']['output'];
   totalTokens: Scalars['Int']['output'];
 };

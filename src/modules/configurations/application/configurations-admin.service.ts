@@ -25,6 +25,8 @@ export interface ConfigurationUpsert {
   readonly privacyLevel?: PrivacyLevel | null;
   readonly allowedGroupIds?: readonly string[] | null;
   readonly skillIdentifiers?: readonly string[] | null;
+  readonly maxTokensPerRun?: number | null;
+  readonly maxTokensPerUserPerDay?: number | null;
 }
 
 export interface TaskUpsert {
@@ -57,7 +59,8 @@ export class ConfigurationsAdminService {
    *
    * @throws Refusal FORBIDDEN for non-admins; BAD_USER_INPUT for an unknown provider, provider
    *   options over 64 KB or not fitting the provider (with the failing paths), maxIterations
-   *   below 1, malformed or unknown group ids, unknown skill identifiers (all named).
+   *   below 1, malformed or unknown group ids, unknown skill identifiers (all named); token caps
+   *   below 1 are refused by the input's validation before this runs.
    */
   async upsertConfiguration(ctx: RequestContext, input: ConfigurationUpsert): Promise<ConfigurationView> {
     if (!ctx.isAdmin) throw forbidden('Only admins may change configurations');
@@ -92,6 +95,14 @@ export class ConfigurationsAdminService {
         manager,
       );
       await this.repository.setConfigurationSkills(configurationId, skillIds, manager);
+      await this.repository.setTokenCaps(
+        configurationId,
+        {
+          maxTokensPerRun: input.maxTokensPerRun ?? null,
+          maxTokensPerUserPerDay: input.maxTokensPerUserPerDay ?? null,
+        },
+        manager,
+      );
       return configurationId;
     });
     return this.reads.getById(id);

@@ -8,8 +8,14 @@ export function isPrivacyLevel(value: unknown): value is PrivacyLevel {
   return typeof value === 'string' && (PRIVACY_LEVELS as readonly string[]).includes(value);
 }
 
+/** A configuration's token caps (docs/budgets.md); null: no cap. */
+export interface TokenCaps {
+  readonly maxTokensPerRun: number | null;
+  readonly maxTokensPerUserPerDay: number | null;
+}
+
 /** An agent configuration as the rest of the system sees it. */
-export interface ConfigurationView {
+export interface ConfigurationView extends TokenCaps {
   readonly id: number;
   readonly identifier: string;
   readonly name: string;

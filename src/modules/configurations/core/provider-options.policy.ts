@@ -59,6 +59,16 @@ export const SCRIPTED_OPTIONS_SCHEMA = {
           delayMs: { type: 'number', minimum: 0, maximum: HOUR_MS },
           chunks: { type: 'integer', minimum: 1, maximum: 10_000 },
           chunkDelayMs: { type: 'number', minimum: 0, maximum: HOUR_MS },
+          // the tokens this round reports (a stand-in for a real provider's usage)
+          usage: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['inputTokens', 'outputTokens'],
+            properties: {
+              inputTokens: { type: 'integer', minimum: 0, maximum: 100_000_000 },
+              outputTokens: { type: 'integer', minimum: 0, maximum: 100_000_000 },
+            },
+          },
         },
       },
     },

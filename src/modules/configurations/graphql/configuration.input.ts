@@ -87,6 +87,26 @@ export class ConfigurationInput {
   @IsString({ each: true })
   @MaxLength(100, { each: true })
   skillIdentifiers?: string[] | null;
+
+  @Field(() => Int, {
+    nullable: true,
+    description:
+      'Most tokens one run may use (checked before each model call); null: no cap (docs/budgets.md).',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  maxTokensPerRun?: number | null;
+
+  @Field(() => Int, {
+    nullable: true,
+    description:
+      "Most tokens one user's runs of this configuration may use per UTC day; null: no cap (docs/budgets.md).",
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  maxTokensPerUserPerDay?: number | null;
 }
 
 @InputType('TaskInput')

@@ -22,6 +22,13 @@ export class ConfigurationModel {
   @Field() provider: string;
   @Field() model: string;
   @Field(() => [SkillModel]) skills: SkillModel[];
+  @Field(() => Int, { nullable: true, description: 'Token cap of one run; null: none (docs/budgets.md).' })
+  maxTokensPerRun: number | null;
+  @Field(() => Int, {
+    nullable: true,
+    description: "Token cap of one user's runs of this configuration per UTC day; null: none.",
+  })
+  maxTokensPerUserPerDay: number | null;
 }
 
 @ObjectType('Task')
@@ -56,6 +63,8 @@ export function toConfigurationModel(c: ConfigurationView): ConfigurationModel {
     provider: c.provider,
     model: c.model,
     skills: c.skills.map(toSkillModel),
+    maxTokensPerRun: c.maxTokensPerRun,
+    maxTokensPerUserPerDay: c.maxTokensPerUserPerDay,
   };
 }
 
@@ -66,7 +75,7 @@ export const WITHHELD_TEXT = '(withheld)';
  * A configuration as a viewer sees it who may not use it but decides a run of it: kept are
  * the id and what the decision depends on (`isActive`, `requireSecondApprover`, and
  * `privacyLevel`, what is stored of the run); identifier, name, provider and model read
- * {@link WITHHELD_TEXT}, `maxIterations` 0, `skills` is empty. The fields stay non-null so a
+ * {@link WITHHELD_TEXT}, `maxIterations` 0, `skills` is empty, the token caps null. The fields stay non-null so a
  * client's query of a run keeps the rest of its answer.
  */
 export function toWithheldConfigurationModel(c: ConfigurationView): ConfigurationModel {
@@ -78,6 +87,8 @@ export function toWithheldConfigurationModel(c: ConfigurationView): Configuratio
     provider: WITHHELD_TEXT,
     model: WITHHELD_TEXT,
     skills: [],
+    maxTokensPerRun: null,
+    maxTokensPerUserPerDay: null,
   };
 }
 

@@ -58,6 +58,14 @@ export class ConfigurationEntity {
   })
   skills?: SkillEntity[];
 
+  /** Token cap of one run; null: none. */
+  @Column({ name: 'max_tokens_per_run', type: 'int', nullable: true })
+  maxTokensPerRun: number | null;
+
+  /** Token cap of one user's runs of this configuration per UTC day; null: none. */
+  @Column({ name: 'max_tokens_per_user_per_day', type: 'int', nullable: true })
+  maxTokensPerUserPerDay: number | null;
+
   /** Set when the configuration was deleted; runs keep pointing at it (CONFIGURATION_GONE). */
   @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true })
   deletedAt: Date | null;

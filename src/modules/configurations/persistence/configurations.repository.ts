@@ -3,7 +3,7 @@ import { DataSource, EntityManager, In, IsNull } from 'typeorm';
 import { managerOf } from '../../../platform/database/transaction-runner';
 import { GroupEntity } from '../../auth/persistence/group.entity';
 import { SkillEntity } from '../../skills/persistence/skill.entity';
-import { ConfigurationView, isPrivacyLevel, PrivacyLevel } from '../core/configuration';
+import { ConfigurationView, isPrivacyLevel, PrivacyLevel, TokenCaps } from '../core/configuration';
 import { ConfigurationEntity } from './configuration.entity';
 import { TaskEntity } from './task.entity';
 
@@ -58,6 +58,8 @@ export function toConfigurationRow(e: ConfigurationEntity): ConfigurationRow {
     privacyLevel: isPrivacyLevel(e.privacyLevel) ? e.privacyLevel : 'METADATA',
     allowedGroupIds: e.allowedGroupIds,
     deletedAt: e.deletedAt,
+    maxTokensPerRun: e.maxTokensPerRun,
+    maxTokensPerUserPerDay: e.maxTokensPerUserPerDay,
   };
 }
 
@@ -98,6 +100,14 @@ export class ConfigurationsRepository {
   ): Promise<ConfigurationRow | null> {
     const e = await manager.findOne(ConfigurationEntity, { where: { identifier } });
     return e ? toConfigurationRow(e) : null;
+  }
+
+  /** Sets a configuration's token caps (null: no cap), in the upsert's transaction. */
+  async setTokenCaps(id: number, caps: TokenCaps, manager: EntityManager): Promise<void> {
+    await manager.query(
+      `UPDATE configuration SET max_tokens_per_run = $2, max_tokens_per_user_per_day = $3 WHERE id = $1`,
+      [id, caps.maxTokensPerRun, caps.maxTokensPerUserPerDay],
+    );
   }
 
   /**

@@ -12,6 +12,7 @@ import {
   type RunOutcome,
   type Step,
   type StepReceipt,
+  type TokenUsage,
   type ToolRegistry,
 } from '../../../agent';
 import type { AppConfig } from '../../../config/app-config';
@@ -31,6 +32,7 @@ import { Metrics } from '../../../platform/metrics/metrics';
 import { RunSettler } from './run-settler';
 import { AnswerStream, LiveAnswers } from './live-answers';
 import { StateVault } from './state-vault';
+import { RunBudget } from './run-budget';
 
 /** One segment of a run to execute under a lease: a start, or a continuation of a decision. */
 export interface Segment {
@@ -72,6 +74,7 @@ export class RunExecutor implements OnApplicationShutdown {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: Metrics,
     private readonly answers: LiveAnswers,
+    private readonly budget: RunBudget,
   ) {}
 
   /** Starts a segment in the background; never throws, settles the run however it ends. */
@@ -131,6 +134,9 @@ export class RunExecutor implements OnApplicationShutdown {
       this.answers.end(answer);
       await this.finish(segment, outcome, signal);
       this.metrics.segmentFinished(segmentKind(segment), outcome.kind, (Date.now() - startedAt) / 1000);
+      if (outcome.kind === 'completed' && outcome.budget) {
+        this.metrics.runStoppedByBudget(segment.configuration.identifier, outcome.budget);
+      }
     } catch (e) {
       if (e instanceof LeaseLostError) {
         this.logger.warn({ runId: run.id }, 'lease lost; this process stops the run here');
@@ -218,6 +224,7 @@ export class RunExecutor implements OnApplicationShutdown {
         return { sequence };
       },
       shouldStop: () => signal.aborted,
+      budgetReached: (used) => this.budget.reached(run, configuration, used.totalTokens),
       setPendingEffect: async (effect, checkpoint) => {
         // why: the effect's declaration goes with it; the reaper's rule reads it (reap-rule.ts).
         const marked = effect
@@ -233,6 +240,7 @@ export class RunExecutor implements OnApplicationShutdown {
       onStep: (step: Step, receipt: StepReceipt | void) => {
         if (!receipt) return;
         this.metrics.stepRecorded(step.kind, step.durationMs / 1000);
+        if (step.kind === 'LLM') this.metrics.tokensUsed(configuration.identifier, usageOf(step));
         live.lastProgressAt = Date.now();
         const at = new Date().toISOString();
         void this.events.step(run.id, { sequence: receipt.sequence, ...step, at }, 'RUNNING', live.turn);
@@ -314,6 +322,12 @@ export class RunExecutor implements OnApplicationShutdown {
 function withContext(systemPrompt: string, note: string | undefined): string {
   if (!note) return systemPrompt;
   return systemPrompt.trim() === '' ? note : `${systemPrompt}\n\n${note}`;
+}
+
+/** The tokens an LLM step reports (zero where a provider reported none). */
+function usageOf(step: Step): { input: number; output: number } {
+  const usage = step.payload.usage as Partial<TokenUsage> | undefined;
+  return { input: usage?.promptTokens ?? 0, output: usage?.completionTokens ?? 0 };
 }
 
 /** A continuation carries out a decision; anything else starts (or restarts) the run. */

@@ -112,6 +112,7 @@ export class UsageModel {
   @Field(() => Int) promptTokens: number;
   @Field(() => Int) completionTokens: number;
   @Field(() => Int) totalTokens: number;
+  @Field(() => Int, { description: 'Model calls that answered (the rounds).' }) modelCalls: number;
 }
 
 @ObjectType('HandBack', {

@@ -171,13 +171,18 @@ export class RunsResolver {
     return { code: hb.code, at: new Date(hb.at ?? row.updatedAt) };
   }
 
-  @ResolveField(() => UsageModel, { nullable: true })
+  // why: counts only, no content: every viewer of the run (deciders too) sees them, like iterations.
+  @ResolveField(() => UsageModel, {
+    nullable: true,
+    description: 'Tokens and model calls so far, as stored at the last pause or settle (docs/budgets.md).',
+  })
   usage(@Parent() run: RunModel): UsageModel {
     const row = rowOf(run);
     return {
       promptTokens: row.promptTokens,
       completionTokens: row.completionTokens,
       totalTokens: row.promptTokens + row.completionTokens,
+      modelCalls: row.iterations,
     };
   }
 }
