@@ -23,7 +23,14 @@ export abstract class Metrics {
   abstract watchCensus(read: () => Promise<RunCensus>): void;
   /** A bearer JWT of the identity provider was checked: signed in (a user created or not) or refused. */
   abstract identitySignIn(outcome: IdentitySignInLabel): void;
+  /**
+   * A webhook try ended: succeeded, retried (failed, tried again later) or failed (given up);
+   * `seconds` since its event committed (the latency of a successful delivery).
+   */
+  abstract webhookDelivered(outcome: WebhookOutcomeLabel, seconds: number): void;
 }
+
+export type WebhookOutcomeLabel = 'succeeded' | 'retried' | 'failed';
 
 export type IdentitySignInLabel = 'signed_in' | 'created' | 'refused';
 
@@ -50,4 +57,5 @@ export class NoMetrics extends Metrics {
   watchOpenSubscriptions(): void {}
   watchCensus(): void {}
   identitySignIn(): void {}
+  webhookDelivered(): void {}
 }
