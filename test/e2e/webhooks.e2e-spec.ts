@@ -242,8 +242,13 @@ describe('webhooks', () => {
         20_000,
         'the replay delivered',
       );
+      await until(
+        async () => (await deliveries({ eventId: done!.eventId })).every((d) => d.status === 'SUCCEEDED'),
+        20_000,
+        'the replay recorded',
+      );
       const ofEvent = await deliveries({ eventId: done!.eventId });
-      expect(ofEvent.map((d) => d.status)).toEqual(['SUCCEEDED', 'SUCCEEDED']);
+      expect(ofEvent.map((d) => d.replayOf)).toEqual([done!.id, null]);
       expect(errorCode(await t.gql(REPLAY, { id: '00000000-0000-4000-8000-000000000000' }))).toBe(
         'NOT_FOUND',
       );
