@@ -26,6 +26,8 @@ export interface Receiver {
   /** Requests are held without an answer until `release()` (a worker killed mid-request). */
   hold(): void;
   release(): void;
+  /** Requests held now, unanswered. */
+  heldCount(): number;
   close(): Promise<void>;
 }
 
@@ -77,6 +79,7 @@ export async function startReceiver(): Promise<Receiver> {
     hold: () => {
       held = [];
     },
+    heldCount: () => held?.length ?? 0,
     release: () => {
       const waiting = held ?? [];
       held = null;
