@@ -31,7 +31,6 @@ const BUSY: readonly ConversationStatus[] = ['PROCESSING', 'AWAITING_APPROVAL', 
  */
 @Injectable()
 export class ConversationSync implements OnModuleInit {
-
   constructor(
     private readonly repository: ConversationsRepository,
     private readonly runs: RunsService,
