@@ -2,11 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { decodeCursor, encodeCursor } from '../../../common/cursor';
 import { parseUuid } from '../../../common/ids';
 import { badInput, forbidden, notFound } from '../../../common/refusal';
-import type { RequestContext } from '../../../platform/auth/request-context';
 import { TransactionRunner } from '../../../platform/database/transaction-runner';
 import { mayManageWebhooks, type DeliveryView, type Page } from '../core/webhook-views';
 import { WebhookDeliveriesRepository } from '../persistence/webhook-deliveries.repository';
 import { OutboxSignal } from './outbox-signal';
+import type { Actor } from './webhook-endpoints.service';
 
 const DELIVERIES = 'webhook-deliveries';
 const MAX_PAGE = 200;
@@ -26,12 +26,12 @@ export class DeliveryLog {
   ) {}
 
   async page(
-    ctx: RequestContext,
+    actor: Actor,
     filter: { endpointId?: string | null; eventId?: string | null },
     first: number,
     after: string | null,
   ): Promise<Page<DeliveryView>> {
-    adminOnly(ctx);
+    adminOnly(actor);
     const endpointId = filter.endpointId ? parseUuid(filter.endpointId, 'endpointId') : null;
     const eventId = filter.eventId ? parseUuid(filter.eventId, 'eventId') : null;
     const before = after ? seqOf(after) : null;
@@ -43,8 +43,8 @@ export class DeliveryLog {
     };
   }
 
-  async replay(ctx: RequestContext, deliveryId: string): Promise<DeliveryView> {
-    adminOnly(ctx);
+  async replay(actor: Actor, deliveryId: string): Promise<DeliveryView> {
+    adminOnly(actor);
     const id = parseUuid(deliveryId, 'deliveryId');
     const replayed = await this.transactions.run(async (tx) => {
       const newId = await this.repository.replay(id);
@@ -56,8 +56,8 @@ export class DeliveryLog {
   }
 }
 
-function adminOnly(ctx: RequestContext): void {
-  if (!mayManageWebhooks(ctx.viewer)) throw forbidden('Only admins may read webhook deliveries');
+function adminOnly(actor: Actor): void {
+  if (!mayManageWebhooks(actor)) throw forbidden('Only admins may read webhook deliveries');
 }
 
 function seqOf(cursor: string): string {

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { cursorTimestamp, decodeCursor, encodeCursor } from '../../../common/cursor';
 import { parseUuid } from '../../../common/ids';
 import { badInput, forbidden, notFound } from '../../../common/refusal';
-import type { RequestContext } from '../../../platform/auth/request-context';
+import type { AuthUser } from '../../../platform/auth/auth-user';
 import { TransactionRunner } from '../../../platform/database/transaction-runner';
 import type { WebhookEventType } from '../core/event-types';
 import { newSigningSecret } from '../core/secret';
@@ -52,8 +52,8 @@ export class WebhookEndpointsService {
     private readonly cache: EnabledEndpoints,
   ) {}
 
-  async register(ctx: RequestContext, spec: EndpointSpec): Promise<EndpointWithSecret> {
-    const user = adminOf(ctx);
+  async register(actor: Actor, spec: EndpointSpec): Promise<EndpointWithSecret> {
+    const by = adminOf(actor);
     const eventTypes = checkedTypes(spec.eventTypes);
     const description = checkedDescription(spec.description);
     await this.guard.check(spec.url);
@@ -66,14 +66,14 @@ export class WebhookEndpointsService {
         enabled: spec.enabled ?? true,
         description: description ?? '',
         secret,
-        createdBy: user.id,
+        createdBy: by?.id ?? null,
       }),
     );
     return { endpoint, secret };
   }
 
-  async update(ctx: RequestContext, id: string, change: EndpointPatch): Promise<EndpointView> {
-    adminOf(ctx);
+  async update(actor: Actor, id: string, change: EndpointPatch): Promise<EndpointView> {
+    adminOf(actor);
     const endpointId = parseUuid(id, 'id');
     const set: EndpointChange = {
       ...(change.url != null ? { url: change.url } : {}),
@@ -87,31 +87,31 @@ export class WebhookEndpointsService {
     return endpoint;
   }
 
-  async rotateSecret(ctx: RequestContext, id: string): Promise<EndpointWithSecret> {
-    adminOf(ctx);
+  async rotateSecret(actor: Actor, id: string): Promise<EndpointWithSecret> {
+    adminOf(actor);
     const secret = newSigningSecret();
     const endpoint = await this.change(() => this.repository.update(parseUuid(id, 'id'), { secret }));
     if (!endpoint) throw notFound('No such webhook endpoint');
     return { endpoint, secret };
   }
 
-  async delete(ctx: RequestContext, id: string): Promise<boolean> {
-    adminOf(ctx);
+  async delete(actor: Actor, id: string): Promise<boolean> {
+    adminOf(actor);
     const deleted = await this.change(() => this.repository.delete(parseUuid(id, 'id')));
     if (!deleted) throw notFound('No such webhook endpoint');
     return true;
   }
 
-  async get(ctx: RequestContext, id: string): Promise<EndpointView> {
-    adminOf(ctx);
+  async get(actor: Actor, id: string): Promise<EndpointView> {
+    adminOf(actor);
     const endpoint = await this.repository.find(parseUuid(id, 'id'));
     if (!endpoint) throw notFound('No such webhook endpoint');
     return endpoint;
   }
 
   /** Endpoints oldest first, by cursor. */
-  async page(ctx: RequestContext, first: number, after: string | null): Promise<Page<EndpointView>> {
-    adminOf(ctx);
+  async page(actor: Actor, first: number, after: string | null): Promise<Page<EndpointView>> {
+    adminOf(actor);
     const key = after ? endpointKey(after) : null;
     const limit = Math.min(Math.max(first, 0), MAX_PAGE);
     const rows = await this.repository.page(limit + 1, key);
@@ -134,10 +134,12 @@ export class WebhookEndpointsService {
   }
 }
 
-function adminOf(ctx: RequestContext) {
-  const user = ctx.viewer;
-  if (!mayManageWebhooks(user)) throw forbidden('Only admins may manage webhooks');
-  return user;
+/** Who acts: a user through the API, or null for the command line (the operator). */
+export type Actor = AuthUser | null;
+
+function adminOf(actor: Actor): Actor {
+  if (!mayManageWebhooks(actor)) throw forbidden('Only admins may manage webhooks');
+  return actor;
 }
 
 function checkedTypes(types: readonly WebhookEventType[]): WebhookEventType[] {

@@ -24,7 +24,7 @@ export class WebhookDeliveriesResolver {
     @Args('first', { type: () => Int, nullable: true, defaultValue: 50 }) first: number | null,
     @Args('after', { type: () => String, nullable: true }) after: string | null,
   ): Promise<WebhookDeliveryConnectionModel> {
-    const page = await this.log.page(ctx, { endpointId, eventId }, first ?? 50, after);
+    const page = await this.log.page(ctx.viewer, { endpointId, eventId }, first ?? 50, after);
     return connectionOf(page, after, toDeliveryModel);
   }
 
@@ -36,6 +36,6 @@ export class WebhookDeliveriesResolver {
     @Ctx() ctx: RequestContext,
     @Args('id', { type: () => ID }) id: string,
   ): Promise<WebhookDeliveryModel> {
-    return toDeliveryModel(await this.log.replay(ctx, id));
+    return toDeliveryModel(await this.log.replay(ctx.viewer, id));
   }
 }

@@ -27,7 +27,7 @@ export class WebhookEndpointsResolver {
     @Args('first', { type: () => Int, nullable: true, defaultValue: 50 }) first: number | null,
     @Args('after', { type: () => String, nullable: true }) after: string | null,
   ): Promise<WebhookEndpointConnectionModel> {
-    return connectionOf(await this.endpoints.page(ctx, first ?? 50, after), after, toEndpointModel);
+    return connectionOf(await this.endpoints.page(ctx.viewer, first ?? 50, after), after, toEndpointModel);
   }
 
   @Query(() => WebhookEndpointModel, { description: 'Admins: one webhook endpoint.' })
@@ -36,7 +36,7 @@ export class WebhookEndpointsResolver {
     @Ctx() ctx: RequestContext,
     @Args('id', { type: () => ID }) id: string,
   ): Promise<WebhookEndpointModel> {
-    return toEndpointModel(await this.endpoints.get(ctx, id));
+    return toEndpointModel(await this.endpoints.get(ctx.viewer, id));
   }
 
   @Mutation(() => WebhookEndpointSecretModel, {
@@ -47,7 +47,10 @@ export class WebhookEndpointsResolver {
     @Ctx() ctx: RequestContext,
     @Args('input') input: CreateWebhookEndpointInput,
   ): Promise<WebhookEndpointSecretModel> {
-    const created = await this.endpoints.register(ctx, { ...input, eventTypes: wireTypes(input.eventTypes) });
+    const created = await this.endpoints.register(ctx.viewer, {
+      ...input,
+      eventTypes: wireTypes(input.eventTypes),
+    });
     return withSecret(created);
   }
 
@@ -61,7 +64,7 @@ export class WebhookEndpointsResolver {
     @Args('input') input: UpdateWebhookEndpointInput,
   ): Promise<WebhookEndpointModel> {
     const eventTypes = input.eventTypes ? wireTypes(input.eventTypes) : undefined;
-    return toEndpointModel(await this.endpoints.update(ctx, id, { ...input, eventTypes }));
+    return toEndpointModel(await this.endpoints.update(ctx.viewer, id, { ...input, eventTypes }));
   }
 
   @Mutation(() => WebhookEndpointSecretModel, {
@@ -72,7 +75,7 @@ export class WebhookEndpointsResolver {
     @Ctx() ctx: RequestContext,
     @Args('id', { type: () => ID }) id: string,
   ): Promise<WebhookEndpointSecretModel> {
-    return withSecret(await this.endpoints.rotateSecret(ctx, id));
+    return withSecret(await this.endpoints.rotateSecret(ctx.viewer, id));
   }
 
   @Mutation(() => Boolean, { description: 'Admins: deletes an endpoint with its delivery log.' })
@@ -81,7 +84,7 @@ export class WebhookEndpointsResolver {
     @Ctx() ctx: RequestContext,
     @Args('id', { type: () => ID }) id: string,
   ): Promise<boolean> {
-    return this.endpoints.delete(ctx, id);
+    return this.endpoints.delete(ctx.viewer, id);
   }
 }
 

@@ -28,7 +28,7 @@ export class WebhookEndpointsRepository {
     enabled: boolean;
     description: string;
     secret: string;
-    createdBy: number;
+    createdBy: number | null;
   }): Promise<EndpointView> {
     const m = managerOf(this.dataSource);
     await m.insert(WebhookEndpointEntity, { ...row, eventTypes: [...row.eventTypes] });
