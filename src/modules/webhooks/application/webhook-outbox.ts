@@ -29,17 +29,21 @@ export class WebhookOutbox {
     private readonly signal: OutboxSignal,
   ) {}
 
-  async record(event: OutboxEvent): Promise<void> {
-    if (!(await this.endpoints.anyFor(event.type))) return;
-    await this.transactions.run(async (tx) => {
+  /** The event's id (the `webhook-id`), or null when no endpoint wanted it. */
+  async record(event: OutboxEvent): Promise<string | null> {
+    if (!(await this.endpoints.anyFor(event.type))) return null;
+    return this.transactions.run(async (tx) => {
       const payload = { type: event.type, timestamp: new Date().toISOString(), data: await event.data() };
+      const id = randomUUID();
       const queued = await this.deliveries.enqueue({
-        id: randomUUID(),
+        id,
         type: event.type,
         runId: event.runId,
         payload,
       });
-      if (queued > 0) tx.afterCommit(() => this.signal.wake());
+      if (queued === 0) return null;
+      tx.afterCommit(() => this.signal.wake());
+      return id;
     });
   }
 }
