@@ -216,7 +216,7 @@ export type CreateUserInput = {
 
 export type CreateWebhookEndpointInput = {
   description: InputMaybe<Scalars['String']['input']>;
-  /** Default true. */
+  /** Receives events; new endpoints default to true. */
   enabled: InputMaybe<Scalars['Boolean']['input']>;
   eventTypes: Array<WebhookEventType>;
   /** http(s); must resolve to public addresses (docs/webhooks.md). */
@@ -1180,8 +1180,10 @@ export type TextDelta = {
 /** What to change; fields left out stay. */
 export type UpdateWebhookEndpointInput = {
   description: InputMaybe<Scalars['String']['input']>;
+  /** Receives events; new endpoints default to true. */
   enabled: InputMaybe<Scalars['Boolean']['input']>;
   eventTypes: InputMaybe<Array<WebhookEventType>>;
+  /** http(s); must resolve to public addresses (docs/webhooks.md). */
   url: InputMaybe<Scalars['String']['input']>;
 };
 

@@ -1,4 +1,4 @@
-import { Field, ID, InputType, Int, ObjectType, registerEnumType } from '@nestjs/graphql';
+import { Field, ID, InputType, Int, ObjectType, PartialType, registerEnumType } from '@nestjs/graphql';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -119,7 +119,7 @@ export class CreateWebhookEndpointInput {
   @IsIn(EVENT_NAMES, { each: true })
   eventTypes: string[];
 
-  @Field(() => Boolean, { nullable: true, description: 'Default true.' })
+  @Field(() => Boolean, { nullable: true, description: 'Receives events; new endpoints default to true.' })
   @IsOptional()
   @IsBoolean()
   enabled?: boolean | null;
@@ -132,29 +132,4 @@ export class CreateWebhookEndpointInput {
 }
 
 @InputType('UpdateWebhookEndpointInput', { description: 'What to change; fields left out stay.' })
-export class UpdateWebhookEndpointInput {
-  @Field(() => String, { nullable: true })
-  @IsOptional()
-  @IsString()
-  @MaxLength(2000)
-  url?: string | null;
-
-  @Field(() => [WebhookEventTypeEnum], { nullable: true })
-  @IsOptional()
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(EVENT_NAMES.length)
-  @IsIn(EVENT_NAMES, { each: true })
-  eventTypes?: string[] | null;
-
-  @Field(() => Boolean, { nullable: true })
-  @IsOptional()
-  @IsBoolean()
-  enabled?: boolean | null;
-
-  @Field(() => String, { nullable: true })
-  @IsOptional()
-  @IsString()
-  @MaxLength(200)
-  description?: string | null;
-}
+export class UpdateWebhookEndpointInput extends PartialType(CreateWebhookEndpointInput) {}
