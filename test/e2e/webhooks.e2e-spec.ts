@@ -147,6 +147,18 @@ describe('webhooks', () => {
       });
       expect(ofRun[2]!.payload.data).toMatchObject({ runId: run.id, status: 'COMPLETED' });
       receiver.failFirst(0);
+
+      const metrics = await (await fetch(t.url.replace(/\/graphql$/, '/metrics'))).text();
+      const series = (name: string) =>
+        Number(
+          metrics
+            .split('\n')
+            .find((l) => l.startsWith(`${name} `))
+            ?.split(' ')[1] ?? 0,
+        );
+      expect(series('countersign_webhook_deliveries_total{outcome="succeeded"}')).toBe(3);
+      expect(series('countersign_webhook_deliveries_total{outcome="retried"}')).toBe(6);
+      expect(series('countersign_webhook_delivery_seconds_count')).toBe(3);
     }, 60_000);
 
     it('sends nothing for a decision whose transaction rolled back', async () => {
