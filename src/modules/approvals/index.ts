@@ -9,3 +9,4 @@ export {
   type RecordedDecision,
 } from './application/decision-listeners';
 export type { InboxContext, InboxEntry } from './application/inbox.service';
+export type { DecisionView } from './core/decision-view';

@@ -1,4 +1,5 @@
 import type { PendingTurn } from '../../../agent';
+import type { DecisionView } from '../../approvals';
 
 /** Who may decide a waiting run, as a webhook tells it (never their groups or rights). */
 export interface ApproverFact {
@@ -56,16 +57,12 @@ export function runWaitingData(facts: {
 }
 
 /** `decision.recorded`: someone approved, denied or answered a waiting run. */
-export function decisionRecordedData(d: {
-  readonly id: string;
-  readonly runId: string;
-  readonly turn: number;
-  readonly kind: string;
-  readonly decidedBy: number;
-  readonly denialReason: string | null;
-  readonly path: string;
-  readonly decidedAt: Date;
-}): Record<string, unknown> {
+export function decisionRecordedData(
+  d: Pick<
+    DecisionView,
+    'id' | 'runId' | 'turn' | 'kind' | 'decidedBy' | 'denialReason' | 'path' | 'decidedAt'
+  >,
+): Record<string, unknown> {
   return {
     runId: d.runId,
     decisionId: d.id,
