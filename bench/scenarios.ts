@@ -9,6 +9,7 @@ import { P6 } from './scenarios/p6-recovery';
 import { P7 } from './scenarios/p7-volume';
 import { P8 } from './scenarios/p8-answer-stream';
 import { M1 } from './scenarios/m1-memory';
+import { W1 } from './scenarios/w1-webhooks';
 
 /** Every scenario of docs/benchmarks.md that exists so far, in order. */
-export const SCENARIOS: Scenario[] = [P0, P1, P2, P3, P4, P5, P6, P7, P8, M1];
+export const SCENARIOS: Scenario[] = [P0, P1, P2, P3, P4, P5, P6, P7, P8, W1, M1];

@@ -12,6 +12,7 @@ import { ApprovalsModule } from './modules/approvals/approvals.module';
 import { SkillsModule } from './modules/skills/skills.module';
 import { WorkerModule } from './modules/worker/worker.module';
 import { ConversationsModule } from './modules/conversations/conversations.module';
+import { WebhooksModule } from './modules/webhooks/webhooks.module';
 import { AccessGuard } from './platform/auth/access.guard';
 import { AuthFailureLimiter } from './platform/auth/auth-failures';
 import { AuthLimitsModule } from './platform/auth/auth-limits.module';
@@ -52,6 +53,7 @@ export class AppModule {
         RunsModule,
         ApprovalsModule,
         ConversationsModule,
+        WebhooksModule,
         WorkerModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: AccessGuard }, GraphqlWsServer],

@@ -11,6 +11,7 @@ import { RunsModule } from './modules/runs/runs.module';
 import { SharedCountersModule } from './platform/redis/shared-counters';
 import { SkillsModule } from './modules/skills/skills.module';
 import { WorkerModule } from './modules/worker/worker.module';
+import { WebhooksModule } from './modules/webhooks/webhooks.module';
 import { ConversationsModule } from './modules/conversations/conversations.module';
 import { DatabaseModule } from './platform/database/database.module';
 import type { DatabaseTarget } from './platform/database/data-source-options';
@@ -57,6 +58,7 @@ export class WorkerAppModule {
         RunsModule,
         ApprovalsModule,
         ConversationsModule,
+        WebhooksModule,
         WorkerModule.forWorkerProcess(),
       ],
     };

@@ -1,4 +1,6 @@
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { parseArgs } from 'node:util';
+import { text, UsageError, UUID, type CommandSpec as Spec, type OptionValues } from './command-spec';
+import { WEBHOOK_COMMANDS, type WebhookCommand } from './webhook-args';
 
 /** A command line, parsed and validated; nothing here touches the database. */
 export type CliCommand =
@@ -28,43 +30,15 @@ export type CliCommand =
       readonly admin: boolean;
     }
   | { readonly kind: 'seed-demo' }
-  | { readonly kind: 'status'; readonly json: boolean };
+  | { readonly kind: 'status'; readonly json: boolean }
+  | WebhookCommand;
 
-/** A command line the CLI does not understand; the CLI prints it and exits with code 2. */
-export class UsageError extends Error {
-  constructor(
-    message: string,
-    /** The usage text of the command concerned, or null for the general help. */
-    readonly usage: string | null = null,
-  ) {
-    super(message);
-    this.name = 'UsageError';
-  }
-}
+export { UsageError };
 
-type OptionValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
-
-interface CommandSpec {
-  /** The words naming the command, e.g. `['user', 'create']`. */
-  readonly words: readonly string[];
-  readonly summary: string;
-  readonly usage: string;
-  readonly options: NonNullable<ParseArgsConfig['options']>;
-  build(values: OptionValues): CliCommand;
-}
+type CommandSpec = Spec<CliCommand>;
 
 const USERNAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const LOCALE = /^[a-z]{2,3}([-_][A-Za-z0-9]{2,8}){0,2}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-function text(values: OptionValues, name: string, max: number, fallback?: string): string {
-  const raw = values[name];
-  const value = typeof raw === 'string' ? raw.trim() : fallback;
-  if (value === undefined) throw new UsageError(`missing --${name}`);
-  if (value.length === 0) throw new UsageError(`--${name} must not be empty`);
-  if (value.length > max) throw new UsageError(`--${name} is too long (at most ${max} characters)`);
-  return value;
-}
 
 function username(values: OptionValues, name: string): string {
   const value = text(values, name, 64);
@@ -243,6 +217,7 @@ const COMMANDS: readonly CommandSpec[] = [
     options: { json: { type: 'boolean' } },
     build: (values) => ({ kind: 'status', json: values.json === true }),
   },
+  ...WEBHOOK_COMMANDS,
 ];
 
 const PROGRAM = 'npm run cli --';

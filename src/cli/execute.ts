@@ -9,6 +9,7 @@ import { listUsers } from './commands/user-list';
 import { addGroupMapping, listGroupMappings } from './commands/group-map';
 import { seedDemoData } from './commands/seed-demo';
 import { CommandOutcome, workerStatus } from './commands/status';
+import { runWebhookCommand } from './commands/webhooks';
 import { CliDatabase, openCliDatabase } from './database';
 import { CliFailure, CliIo, EXIT_FAILED, EXIT_OK } from './failure';
 
@@ -37,6 +38,14 @@ async function dispatch(cmd: DatabaseCommand, db: CliDatabase, config: AppConfig
       return done(await seedDemoData(db, config.dataDir));
     case 'status':
       return workerStatus(db, config, cmd.json);
+    case 'webhook-add':
+    case 'webhook-list':
+    case 'webhook-update':
+    case 'webhook-remove':
+    case 'webhook-rotate':
+    case 'webhook-deliveries':
+    case 'webhook-replay':
+      return done(await runWebhookCommand(db.dataSource, config, cmd));
   }
 }
 

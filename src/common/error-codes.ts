@@ -37,6 +37,7 @@ export const ERROR_CODES = [
   'TOO_MANY_WAITING_RUNS',
   'SKILL_VERSION_NOT_DRAFT',
   'SKILL_VERSION_WITHDRAWN',
+  'WEBHOOK_URL_NOT_ALLOWED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

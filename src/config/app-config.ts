@@ -33,6 +33,18 @@ export interface OidcSettings {
   readonly webScope: string;
 }
 
+/** Webhooks (docs/webhooks.md, docs/operations.md "Webhooks"). */
+export interface WebhookSettings {
+  readonly allowPrivateNetworks: boolean;
+  readonly timeoutMs: number;
+  readonly retryBaseMs: number;
+  readonly retryMaxDelayMs: number;
+  readonly retryWindowSeconds: number;
+  readonly pollMs: number;
+  /** The client's origin for links in payloads; null: payloads carry no link. */
+  readonly publicClientUrl: string | null;
+}
+
 export interface AppConfig {
   readonly nodeEnv: 'development' | 'production' | 'test';
   readonly port: number;
@@ -81,6 +93,7 @@ export interface AppConfig {
   readonly wsKeepAliveSeconds: number;
   readonly wsMaxBufferedBytes: number;
   readonly authFailuresPerMinute: number;
+  readonly webhooks: WebhookSettings;
   /** Null: no identity provider, personal access tokens only. */
   readonly oidc: OidcSettings | null;
   /** Which variables provider configurations may name as keys, and which URLs they may reach. */
@@ -180,6 +193,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     wsKeepAliveSeconds: raw.WS_KEEPALIVE_SECONDS ?? 10,
     wsMaxBufferedBytes: raw.WS_MAX_BUFFERED_BYTES ?? 4_194_304,
     authFailuresPerMinute: raw.AUTH_FAILURES_PER_MINUTE ?? 30,
+    webhooks: {
+      allowPrivateNetworks: raw.WEBHOOKS_ALLOW_PRIVATE_NETWORKS ?? false,
+      timeoutMs: raw.WEBHOOKS_TIMEOUT_MS ?? 10_000,
+      retryBaseMs: raw.WEBHOOKS_RETRY_BASE_MS ?? 5_000,
+      retryMaxDelayMs: raw.WEBHOOKS_RETRY_MAX_DELAY_MS ?? 3_600_000,
+      retryWindowSeconds: raw.WEBHOOKS_RETRY_WINDOW_SECONDS ?? 86_400,
+      pollMs: raw.WEBHOOKS_POLL_MS ?? 1_000,
+      publicClientUrl: raw.PUBLIC_CLIENT_URL ?? null,
+    },
     oidc: oidcOf(raw),
     providerAccess,
     // why: only variables meant for provider keys can be read at all, so no path from a

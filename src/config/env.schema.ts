@@ -346,4 +346,55 @@ export class EnvSchema {
   @Min(1)
   @Max(10_000)
   RETENTION_BATCH_RUNS?: number;
+
+  /** Webhooks may be sent to loopback, private and link-local addresses (default false). */
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  WEBHOOKS_ALLOW_PRIVATE_NETWORKS?: boolean;
+
+  /** How long one webhook request may take, in milliseconds (default 10000). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(120_000)
+  WEBHOOKS_TIMEOUT_MS?: number;
+
+  /** The first retry of a failed webhook waits up to this long, in milliseconds (default 5000). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3_600_000)
+  WEBHOOKS_RETRY_BASE_MS?: number;
+
+  /** No retry of a webhook waits longer than this, in milliseconds (default 3600000). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(86_400_000)
+  WEBHOOKS_RETRY_MAX_DELAY_MS?: number;
+
+  /** A webhook is retried for this long after its event, in seconds, then marked failed (default 86400). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(2_592_000)
+  WEBHOOKS_RETRY_WINDOW_SECONDS?: number;
+
+  /** How often workers look for due webhooks, in milliseconds (default 1000). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  @Max(600_000)
+  WEBHOOKS_POLL_MS?: number;
+
+  /** Where people open the reference client (its origin, e.g. https://countersign.example.com): links in webhooks. */
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s?#]+$/, { message: 'PUBLIC_CLIENT_URL must be an http(s) URL without query' })
+  PUBLIC_CLIENT_URL?: string;
 }

@@ -3,6 +3,7 @@ import { AuthModule } from '../auth';
 import { ConfigurationsModule } from '../configurations';
 import { ContentModule } from '../content';
 import { RunsModule } from '../runs';
+import { DecisionListeners } from './application/decision-listeners';
 import { DecisionBookkeeping } from './application/decision-bookkeeping';
 import { DeciderGate } from './application/decider-gate';
 import { DecisionsService } from './application/decisions.service';
@@ -21,6 +22,7 @@ import { DecisionsRepository } from './persistence/decisions.repository';
     DeciderGate,
     DecisionsService,
     DecisionRecords,
+    DecisionListeners,
     RecordedDecisions,
     DecisionBookkeeping,
     InboxService,
@@ -28,6 +30,6 @@ import { DecisionsRepository } from './persistence/decisions.repository';
     InboxConnectionResolver,
     InboxChangedResolver,
   ],
-  exports: [DecisionsService, InboxService, RecordedDecisions],
+  exports: [DecisionsService, InboxService, RecordedDecisions, DecisionListeners],
 })
 export class ApprovalsModule {}

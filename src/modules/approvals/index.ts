@@ -3,3 +3,10 @@ export { DecisionsService, type DecideCommand, type DecisionReceipt } from './ap
 export { InboxService } from './application/inbox.service';
 export { RecordedDecisions } from './application/recorded-decisions';
 export { DenialReasonEnum } from './graphql/decision.model';
+export {
+  DecisionListeners,
+  type DecisionListener,
+  type RecordedDecision,
+} from './application/decision-listeners';
+export type { InboxContext, InboxEntry } from './application/inbox.service';
+export type { DecisionView } from './core/decision-view';

@@ -24,6 +24,7 @@ export { isWaiting, isTerminal, WAITING_STATUSES } from './core/run-status';
 export { WorkSignal, WORK_TOPIC, WORK_CHANNEL } from './application/work-signal';
 export { choosePath, needsWorkerCount, type ExecutionPath } from './core/path-choice';
 export { RunSettlements } from './application/run-settlements';
+export { callsForViewer } from './core/pending-visibility';
 export { RunSettler, type Settlement, type SettleGuard } from './application/run-settler';
 export {
   RunDecisions,

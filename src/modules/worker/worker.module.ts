@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { ApprovalsModule } from '../approvals';
 import { ConfigurationsModule } from '../configurations';
 import { RunsModule } from '../runs';
+import { WebhooksModule } from '../webhooks';
 import { DecisionReconciler } from './application/decision-reconciler';
 import { QueuedRunPicker } from './application/queued-run-picker';
 import { ReaperService } from './application/reaper.service';
@@ -11,6 +12,7 @@ import { WorkerHeartbeat } from './application/worker-heartbeat';
 import { WORKER_PROCESS_KIND, WorkerLifecycle } from './application/worker-lifecycle';
 import { WorkerStatusService } from './application/worker-status.service';
 import { WorkListener } from './application/work-listener';
+import { WebhookDeliveryLoop } from './application/webhook-delivery-loop';
 import { WorkerStatusResolver } from './graphql/worker-status.resolver';
 import { WorkBacklogRepository } from './persistence/work-backlog.repository';
 import { WorkerHeartbeatRepository } from './persistence/worker-heartbeat.repository';
@@ -22,7 +24,7 @@ import { WorkerHeartbeatRepository } from './persistence/worker-heartbeat.reposi
  * by the server (AppModule); `forWorkerProcess()` in the worker process (src/worker.ts).
  */
 @Module({
-  imports: [RunsModule, ConfigurationsModule, ApprovalsModule],
+  imports: [RunsModule, ConfigurationsModule, ApprovalsModule, WebhooksModule],
   providers: [
     WorkerHeartbeatRepository,
     WorkBacklogRepository,
@@ -32,6 +34,7 @@ import { WorkerHeartbeatRepository } from './persistence/worker-heartbeat.reposi
     RetentionSweep,
     DecisionReconciler,
     WorkListener,
+    WebhookDeliveryLoop,
     WorkerLifecycle,
     WorkerStatusService,
     WorkerStatusResolver,

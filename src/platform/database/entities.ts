@@ -18,6 +18,9 @@ import { SiteEntity } from '../../modules/content/persistence/site.entity';
 import { RunStepEntity } from '../../modules/runs/persistence/run-step.entity';
 import { RunEntity } from '../../modules/runs/persistence/run.entity';
 import { SkillEntity } from '../../modules/skills/persistence/skill.entity';
+import { WebhookAttemptEntity } from '../../modules/webhooks/persistence/webhook-attempt.entity';
+import { WebhookDeliveryEntity } from '../../modules/webhooks/persistence/webhook-delivery.entity';
+import { WebhookEndpointEntity } from '../../modules/webhooks/persistence/webhook-endpoint.entity';
 import { SkillVersionEntity } from '../../modules/skills/persistence/skill-version.entity';
 
 export const ENTITIES = [
@@ -40,4 +43,7 @@ export const ENTITIES = [
   WorkerHeartbeatEntity,
   ConversationEntity,
   MessageEntity,
+  WebhookEndpointEntity,
+  WebhookDeliveryEntity,
+  WebhookAttemptEntity,
 ];

@@ -27,7 +27,14 @@ export abstract class Metrics {
   abstract tokensUsed(configuration: string, tokens: { input: number; output: number }): void;
   /** A run stopped at a token cap (BUDGET_EXHAUSTED): its own or its owner's daily one. */
   abstract runStoppedByBudget(configuration: string, cap: 'RUN' | 'DAY'): void;
+  /**
+   * A webhook try ended: succeeded, retried (failed, tried again later) or failed (given up);
+   * `seconds` since its event committed (the latency of a successful delivery).
+   */
+  abstract webhookDelivered(outcome: WebhookOutcomeLabel, seconds: number): void;
 }
+
+export type WebhookOutcomeLabel = 'succeeded' | 'retried' | 'failed';
 
 export type IdentitySignInLabel = 'signed_in' | 'created' | 'refused';
 
@@ -56,4 +63,5 @@ export class NoMetrics extends Metrics {
   identitySignIn(): void {}
   tokensUsed(): void {}
   runStoppedByBudget(): void {}
+  webhookDelivered(): void {}
 }

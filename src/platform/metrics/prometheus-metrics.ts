@@ -1,5 +1,12 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { DecisionKindLabel, DecisionPathLabel, IdentitySignInLabel, Metrics, RunCensus } from './metrics';
+import {
+  DecisionKindLabel,
+  DecisionPathLabel,
+  IdentitySignInLabel,
+  Metrics,
+  RunCensus,
+  WebhookOutcomeLabel,
+} from './metrics';
 
 /** The statuses of a run that is not finished: each gets a `countersign_runs` series, 0 or not. */
 const UNFINISHED = ['QUEUED', 'RUNNING', 'WAITING_FOR_APPROVAL', 'WAITING_FOR_INPUT', 'DECISION_RECORDED'];
@@ -103,6 +110,20 @@ export class PrometheusMetrics extends Metrics {
     registers: [this.registry],
   });
 
+  private readonly webhookTries = new Counter({
+    name: 'countersign_webhook_deliveries_total',
+    help: 'Webhook tries by outcome: succeeded, retried (failed, tried again later) or failed (given up)',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
+
+  private readonly webhookLatency = new Histogram({
+    name: 'countersign_webhook_delivery_seconds',
+    help: 'From the event committed to the receiver answering 2xx, in seconds (retries included)',
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3600],
+    registers: [this.registry],
+  });
+
   constructor() {
     super();
     const read = () => this.openSubscriptions();
@@ -162,6 +183,11 @@ export class PrometheusMetrics extends Metrics {
 
   identitySignIn(outcome: IdentitySignInLabel): void {
     this.identitySignIns.inc({ outcome });
+  }
+
+  webhookDelivered(outcome: WebhookOutcomeLabel, seconds: number): void {
+    this.webhookTries.inc({ outcome });
+    if (outcome === 'succeeded') this.webhookLatency.observe(seconds);
   }
 
   /** The text a scrape gets: the database's figures read once, then every series. */

@@ -222,6 +222,15 @@ export type CreateUserInput = {
   username: Scalars['String']['input'];
 };
 
+export type CreateWebhookEndpointInput = {
+  description: InputMaybe<Scalars['String']['input']>;
+  /** Receives events; new endpoints default to true. */
+  enabled: InputMaybe<Scalars['Boolean']['input']>;
+  eventTypes: Array<WebhookEventType>;
+  /** http(s); must resolve to public addresses (docs/webhooks.md). */
+  url: Scalars['String']['input'];
+};
+
 export type DecideConversationInput = {
   approve: Scalars['Boolean']['input'];
   conversationId: Scalars['ID']['input'];
@@ -312,7 +321,8 @@ export type ErrorCode =
   | 'SUBMITTER_NOT_PERMITTED'
   | 'TOO_MANY_CONVERSATIONS'
   | 'TOO_MANY_WAITING_RUNS'
-  | 'UNAUTHENTICATED';
+  | 'UNAUTHENTICATED'
+  | 'WEBHOOK_URL_NOT_ALLOWED';
 
 export type Grant =
   | 'AGENT_APPROVE'
@@ -446,14 +456,22 @@ export type Mutation = {
   createConversation: Conversation;
   createIdentityGroupMapping: IdentityGroupMapping;
   createUser: User;
+  /** Admins: registers an endpoint; its signing secret is in the answer, and only there. */
+  createWebhookEndpoint: WebhookEndpointSecret;
   /** Approve or deny the proposal the conversation waits on (recorded, carried out by a worker). */
   decideConversationApproval: Conversation;
   deleteIdentityGroupMapping: Scalars['Boolean']['output'];
+  /** Admins: deletes an endpoint with its delivery log. */
+  deleteWebhookEndpoint: Scalars['Boolean']['output'];
   denyRun: DecisionReceipt;
+  /** Admins: sends a delivery again, as a new delivery of the same event to the same endpoint. */
+  replayWebhookDelivery: WebhookDelivery;
   /** Admin: any token; a user: their own. Idempotent. */
   revokeApiToken: Scalars['Boolean']['output'];
   /** Revokes every token of a user not yet revoked; how many. Admin: anyone's; a user: their own. */
   revokeApiTokens: Scalars['Int']['output'];
+  /** Admins: a new signing secret for the endpoint (the old one stops at once), shown once. */
+  rotateWebhookSecret: WebhookEndpointSecret;
   /** Send a message: a new turn, queued for a worker; the conversation is PROCESSING. */
   sendMessage: Conversation;
   /** Pick (or with null / "" remove) the skill. Sends no message. */
@@ -463,6 +481,8 @@ export type Mutation = {
   /** Answer the question the conversation waits on. */
   submitConversationInput: Conversation;
   submitRunInput: DecisionReceipt;
+  /** Admins: changes an endpoint (url, events, enabled, description); fields left out stay. */
+  updateWebhookEndpoint: WebhookEndpoint;
   upsertConfiguration: Configuration;
   /** Creates or edits a skill; changed guidance becomes a new DRAFT version (see skillVersions). */
   upsertSkill: Skill;
@@ -509,6 +529,11 @@ export type MutationCreateUserArgs = {
 };
 
 
+export type MutationCreateWebhookEndpointArgs = {
+  input: CreateWebhookEndpointInput;
+};
+
+
 export type MutationDecideConversationApprovalArgs = {
   input: DecideConversationInput;
 };
@@ -519,8 +544,18 @@ export type MutationDeleteIdentityGroupMappingArgs = {
 };
 
 
+export type MutationDeleteWebhookEndpointArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
 export type MutationDenyRunArgs = {
   input: DenyRunInput;
+};
+
+
+export type MutationReplayWebhookDeliveryArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -531,6 +566,11 @@ export type MutationRevokeApiTokenArgs = {
 
 export type MutationRevokeApiTokensArgs = {
   userId: Scalars['ID']['input'];
+};
+
+
+export type MutationRotateWebhookSecretArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -556,6 +596,12 @@ export type MutationSubmitConversationInputArgs = {
 
 export type MutationSubmitRunInputArgs = {
   input: SubmitRunInputInput;
+};
+
+
+export type MutationUpdateWebhookEndpointArgs = {
+  id: Scalars['ID']['input'];
+  input: UpdateWebhookEndpointInput;
 };
 
 
@@ -698,6 +744,12 @@ export type Query = {
   /** Admins: every user by id, paged by cursor (first, after). */
   usersConnection: UserConnection;
   viewer: Viewer;
+  /** Admins: webhook deliveries with their tries, newest first; of one endpoint or one event when given. */
+  webhookDeliveries: WebhookDeliveryConnection;
+  /** Admins: one webhook endpoint. */
+  webhookEndpoint: WebhookEndpoint;
+  /** Admins: the webhook endpoints, oldest first, paged by cursor (first, after). */
+  webhookEndpoints: WebhookEndpointConnection;
   workerStatus: WorkerStatus;
 };
 
@@ -767,6 +819,25 @@ export type QuerySkillVersionsArgs = {
 
 
 export type QueryUsersConnectionArgs = {
+  after: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type QueryWebhookDeliveriesArgs = {
+  after: InputMaybe<Scalars['String']['input']>;
+  endpointId: InputMaybe<Scalars['ID']['input']>;
+  eventId: InputMaybe<Scalars['ID']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type QueryWebhookEndpointArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type QueryWebhookEndpointsArgs = {
   after: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
 };
@@ -1115,6 +1186,16 @@ export type TextDelta = {
   turn: Scalars['Int']['output'];
 };
 
+/** What to change; fields left out stay. */
+export type UpdateWebhookEndpointInput = {
+  description: InputMaybe<Scalars['String']['input']>;
+  /** Receives events; new endpoints default to true. */
+  enabled: InputMaybe<Scalars['Boolean']['input']>;
+  eventTypes: InputMaybe<Array<WebhookEventType>>;
+  /** http(s); must resolve to public addresses (docs/webhooks.md). */
+  url: InputMaybe<Scalars['String']['input']>;
+};
+
 export type Usage = {
   __typename?: 'Usage';
   completionTokens: Scalars['Int']['output'];
@@ -1170,6 +1251,102 @@ export type Viewer = {
   mayDecideApprovals: Scalars['Boolean']['output'];
   user: User;
 };
+
+/** One try of a delivery. */
+export type WebhookAttempt = {
+  __typename?: 'WebhookAttempt';
+  attemptedAt: Scalars['DateTime']['output'];
+  durationMs: Scalars['Int']['output'];
+  /** Why the try failed; null when it succeeded. */
+  error: Maybe<Scalars['String']['output']>;
+  /** The receiver's status code; null when none came. */
+  statusCode: Maybe<Scalars['Int']['output']>;
+};
+
+/** One event for one endpoint, with every try. */
+export type WebhookDelivery = {
+  __typename?: 'WebhookDelivery';
+  attempts: Array<WebhookAttempt>;
+  createdAt: Scalars['DateTime']['output'];
+  endpointId: Scalars['ID']['output'];
+  /** The `webhook-id` header: the same for every endpoint and for a replay. */
+  eventId: Scalars['ID']['output'];
+  eventType: WebhookEventType;
+  finishedAt: Maybe<Scalars['DateTime']['output']>;
+  id: Scalars['ID']['output'];
+  /** When the next try is due; null once done. */
+  nextAttemptAt: Maybe<Scalars['DateTime']['output']>;
+  /** The body as sent. */
+  payload: Scalars['JSON']['output'];
+  /** The delivery this one replays. */
+  replayOf: Maybe<Scalars['ID']['output']>;
+  runId: Maybe<Scalars['ID']['output']>;
+  status: WebhookDeliveryStatus;
+};
+
+/** A page of the delivery log, newest first. */
+export type WebhookDeliveryConnection = {
+  __typename?: 'WebhookDeliveryConnection';
+  edges: Array<WebhookDeliveryEdge>;
+  nodes: Array<WebhookDelivery>;
+  pageInfo: PageInfo;
+};
+
+export type WebhookDeliveryEdge = {
+  __typename?: 'WebhookDeliveryEdge';
+  /** Pass as `after` to continue after this row. */
+  cursor: Scalars['String']['output'];
+  node: WebhookDelivery;
+};
+
+export type WebhookDeliveryStatus =
+  | 'FAILED'
+  | 'PENDING'
+  | 'SUCCEEDED';
+
+/** Where webhooks go (admins only); never its secret. */
+export type WebhookEndpoint = {
+  __typename?: 'WebhookEndpoint';
+  createdAt: Scalars['DateTime']['output'];
+  description: Scalars['String']['output'];
+  enabled: Scalars['Boolean']['output'];
+  eventTypes: Array<WebhookEventType>;
+  id: Scalars['ID']['output'];
+  updatedAt: Scalars['DateTime']['output'];
+  url: Scalars['String']['output'];
+};
+
+/** A page of webhook endpoints (docs/pagination.md). */
+export type WebhookEndpointConnection = {
+  __typename?: 'WebhookEndpointConnection';
+  edges: Array<WebhookEndpointEdge>;
+  nodes: Array<WebhookEndpoint>;
+  pageInfo: PageInfo;
+};
+
+export type WebhookEndpointEdge = {
+  __typename?: 'WebhookEndpointEdge';
+  /** Pass as `after` to continue after this row. */
+  cursor: Scalars['String']['output'];
+  node: WebhookEndpoint;
+};
+
+/** An endpoint with its signing secret: shown once, on creation and on rotation. */
+export type WebhookEndpointSecret = {
+  __typename?: 'WebhookEndpointSecret';
+  endpoint: WebhookEndpoint;
+  /** The Standard Webhooks secret (`whsec_...`) to verify signatures with. */
+  secret: Scalars['String']['output'];
+};
+
+/** What a webhook endpoint may subscribe to (docs/webhooks.md has each payload). */
+export type WebhookEventType =
+  /** `decision.recorded`: someone approved, denied or answered a run. */
+  | 'DECISION_RECORDED'
+  /** `run.settled`: a run completed, failed or was cancelled. */
+  | 'RUN_SETTLED'
+  /** `run.waiting`: a run stopped for an approval or an input. */
+  | 'RUN_WAITING';
 
 export type WorkerStatus = {
   __typename?: 'WorkerStatus';

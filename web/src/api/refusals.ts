@@ -47,6 +47,8 @@ export const REFUSAL_MESSAGES: Readonly<Record<ErrorCode | ClientErrorCode, stri
   TOO_MANY_WAITING_RUNS: 'You have too many runs open. Decide or cancel some before starting another.',
   SKILL_VERSION_NOT_DRAFT: 'This skill version was already approved or withdrawn.',
   SKILL_VERSION_WITHDRAWN: 'This skill version was withdrawn and can no longer be used.',
+  WEBHOOK_URL_NOT_ALLOWED:
+    'This webhook URL points at a private or local address (or does not resolve), so it cannot be used.',
   NETWORK: 'The server cannot be reached. Check the connection and try again.',
   LIVE_CONNECTION_LOST: 'Live connection lost: updates have stopped. Reload the page to reconnect.',
 };

@@ -5,6 +5,7 @@ import type { RunView } from '../../runs';
 import type { DecisionKind } from '../core/decision-checks';
 import type { DecisionView } from '../core/decision-view';
 import { DecisionsRepository } from '../persistence/decisions.repository';
+import { DecisionListeners } from './decision-listeners';
 
 /** What a decision record says, before it is stored. */
 export interface DecisionEntry {
@@ -25,10 +26,19 @@ export interface DecisionEntry {
 export class DecisionRecords {
   private readonly logger = new Logger(DecisionRecords.name);
 
-  constructor(private readonly repository: DecisionsRepository) {}
+  constructor(
+    private readonly repository: DecisionsRepository,
+    private readonly listeners: DecisionListeners,
+  ) {}
 
-  /** Check 14: the record, or NOT_AUDITABLE. */
+  /** Check 14: the record, or NOT_AUDITABLE; its listeners are told in the same transaction. */
   async write(user: AuthUser, run: RunView, entry: DecisionEntry): Promise<DecisionView> {
+    const decision = await this.insert(user, run, entry);
+    await this.listeners.notify({ decision, run });
+    return decision;
+  }
+
+  private async insert(user: AuthUser, run: RunView, entry: DecisionEntry): Promise<DecisionView> {
     try {
       return await this.repository.insert({
         id: entry.id,

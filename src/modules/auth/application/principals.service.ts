@@ -14,4 +14,12 @@ export class PrincipalsService {
     const user = await this.repository.findUserWithGroups(userId);
     return user ? toAuthUser(user, '') : null;
   }
+
+  /**
+   * The people who may possibly decide a run of this owner (the owner, admins, AGENT_APPROVE
+   * holders), at most `limit`; the caller judges each against the run (runAccess, the inbox).
+   */
+  async candidateDeciders(ownerId: number, limit: number): Promise<AuthUser[]> {
+    return (await this.repository.findDecidersFor(ownerId, limit)).map((u) => toAuthUser(u, ''));
+  }
 }

@@ -48,6 +48,16 @@ const USER_WITH_GROUPS = `SELECT u.id AS user_id, u.username, u.display_name, u.
     u.created_at AS user_created_at, ${GROUPS_OF_U}
   FROM app_user u WHERE u.id = $1`;
 
+/** A run's owner and everyone who may decide any run (admins, AGENT_APPROVE holders), by id. */
+const MAY_DECIDE_FOR_OWNER = `SELECT u.id AS user_id, u.username, u.display_name, u.locale, u.is_admin,
+    u.created_at AS user_created_at, ${GROUPS_OF_U}
+  FROM app_user u
+ WHERE u.id = $1 OR u.is_admin OR EXISTS (
+   SELECT 1 FROM group_member m JOIN access_group g ON g.id = m.group_id
+    WHERE m.user_id = u.id AND 'AGENT_APPROVE' = ANY(g.grants))
+ ORDER BY u.id
+ LIMIT $2`;
+
 type UserRow = Pick<
   TokenRow,
   'user_id' | 'username' | 'display_name' | 'locale' | 'is_admin' | 'user_created_at' | 'groups'
@@ -145,6 +155,12 @@ export class AuthRepository {
     // why: one statement, as for tokens (findOne with a to-many relation sends two).
     const rows = await manager.query<UserRow[]>(USER_WITH_GROUPS, [userId]);
     return rows[0] ? toUserEntity(rows[0]) : null;
+  }
+
+  /** The owner and the users who may decide any run, at most `limit`, by id. */
+  async findDecidersFor(ownerId: number, limit: number): Promise<UserEntity[]> {
+    const rows = await managerOf(this.dataSource).query<UserRow[]>(MAY_DECIDE_FOR_OWNER, [ownerId, limit]);
+    return rows.map(toUserEntity);
   }
 
   /** Records use at most once a minute per token, so authentication stays read-mostly. */

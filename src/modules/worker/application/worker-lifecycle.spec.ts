@@ -7,6 +7,7 @@ import type { ReaperService } from './reaper.service';
 import type { WorkerHeartbeat } from './worker-heartbeat';
 import type { RetentionSweep } from './retention-sweep';
 import { WorkerLifecycle, type WorkerProcessKind } from './worker-lifecycle';
+import type { WebhookDeliveryLoop } from './webhook-delivery-loop';
 import type { WorkListener } from './work-listener';
 
 /** A lifecycle over fakes that log what is called, in order. */
@@ -39,6 +40,7 @@ function setup(workerEnabled: boolean, kind: WorkerProcessKind | null = null) {
     part('retention') as unknown as RetentionSweep,
     part('reconciler') as unknown as DecisionReconciler,
     part('listener') as unknown as WorkListener,
+    part('webhooks') as unknown as WebhookDeliveryLoop,
     bus as unknown as EventBus,
     { workerEnabled } as AppConfig,
     kind,
@@ -58,6 +60,7 @@ describe('WorkerLifecycle', () => {
       'picker.start',
       'reaper.start',
       'retention.start',
+      'webhooks.start',
     ]);
     expect(wakes).toEqual(['picker', 'picker']);
   });
@@ -71,6 +74,7 @@ describe('WorkerLifecycle', () => {
     expect(log.indexOf('heartbeat.stop')).toBeGreaterThan(log.indexOf('picker.stop'));
     expect(log.indexOf('heartbeat.stop')).toBeGreaterThan(log.indexOf('reaper.stop'));
     expect(log).toContain('listener.stop');
+    expect(log.indexOf('heartbeat.stop')).toBeGreaterThan(log.indexOf('webhooks.stop'));
     expect(log).toContain('bus.unsubscribe');
   });
 

@@ -16,6 +16,7 @@ import { QueuedRunPicker } from './queued-run-picker';
 import { ReaperService } from './reaper.service';
 import { RetentionSweep } from './retention-sweep';
 import { WorkerHeartbeat } from './worker-heartbeat';
+import { WebhookDeliveryLoop } from './webhook-delivery-loop';
 import { WorkListener } from './work-listener';
 
 /** Which process hosts the worker: a worker process (`npm run start:worker`) or a server. */
@@ -26,7 +27,7 @@ export const WORKER_PROCESS_KIND = Symbol('WORKER_PROCESS_KIND');
 /**
  * Starts and stops the worker of this process in a safe order. With WORKER_ENABLED (the
  * default): the heartbeat row first (this process is a live worker), then the wake-ups (the
- * event bus, PostgreSQL LISTEN), the pickup, the reaper and the retention sweep. With WORKER_ENABLED=false (an
+ * event bus, PostgreSQL LISTEN), the pickup, the reaper, the retention sweep and the webhook deliveries. With WORKER_ENABLED=false (an
  * API-only instance): only the reconcile of overdue recorded decisions. On shutdown it stops
  * claiming, then deletes the heartbeat; the segments still executing end afterwards in
  * RunExecutor's shutdown hook (Nest runs every `beforeApplicationShutdown` before any
@@ -45,6 +46,7 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
     private readonly retention: RetentionSweep,
     private readonly reconciler: DecisionReconciler,
     private readonly listener: WorkListener,
+    private readonly webhooks: WebhookDeliveryLoop,
     private readonly bus: EventBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Optional() @Inject(WORKER_PROCESS_KIND) kind: WorkerProcessKind | null,
@@ -70,6 +72,7 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
     this.picker.start();
     this.reaper.start();
     this.retention.start();
+    this.webhooks.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -81,6 +84,7 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
       this.retention.stop(),
       this.reconciler.stop(),
       this.listener.stop(),
+      this.webhooks.stop(),
     ]);
     const subscription = this.subscription;
     this.subscription = null;
