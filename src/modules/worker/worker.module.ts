@@ -6,6 +6,7 @@ import { DecisionReconciler } from './application/decision-reconciler';
 import { QueuedRunPicker } from './application/queued-run-picker';
 import { ReaperService } from './application/reaper.service';
 import { RetentionSweep } from './application/retention-sweep';
+import { ExpirySweep } from './application/expiry-sweep';
 import { RunCensusReporter } from './application/run-census-reporter';
 import { WorkerHeartbeat } from './application/worker-heartbeat';
 import { WORKER_PROCESS_KIND, WorkerLifecycle } from './application/worker-lifecycle';
@@ -30,6 +31,7 @@ import { WorkerHeartbeatRepository } from './persistence/worker-heartbeat.reposi
     QueuedRunPicker,
     ReaperService,
     RetentionSweep,
+    ExpirySweep,
     DecisionReconciler,
     WorkListener,
     WorkerLifecycle,
@@ -37,7 +39,14 @@ import { WorkerHeartbeatRepository } from './persistence/worker-heartbeat.reposi
     WorkerStatusResolver,
     RunCensusReporter,
   ],
-  exports: [QueuedRunPicker, ReaperService, RetentionSweep, WorkerHeartbeat, WorkerStatusService],
+  exports: [
+    QueuedRunPicker,
+    ReaperService,
+    RetentionSweep,
+    ExpirySweep,
+    WorkerHeartbeat,
+    WorkerStatusService,
+  ],
 })
 export class WorkerModule {
   /** The worker of a worker process: its heartbeat is named `worker:<host>:<pid>`. */

@@ -57,6 +57,8 @@ export type DenyRunInput = {
 /** The codes a refused operation answers with in `extensions.code`. */
 export type ErrorCode =
   | 'ALREADY_RESUMING'
+  | 'ALREADY_VOTED'
+  | 'APPROVAL_EXPIRED'
   | 'APPROVAL_STILL_PENDING'
   | 'APPROVER_NOT_PERMITTED'
   | 'BAD_USER_INPUT'

@@ -2,14 +2,14 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Refusal } from '../../../common/refusal';
 import type { AuthUser } from '../../../platform/auth/auth-user';
 import type { RunView } from '../../runs';
-import type { DecisionKind } from '../core/decision-checks';
+import type { RecordedKind } from '../core/decision-checks';
 import type { DecisionView } from '../core/decision-view';
 import { DecisionsRepository } from '../persistence/decisions.repository';
 
 /** What a decision record says, before it is stored. */
 export interface DecisionEntry {
   readonly id: string;
-  readonly kind: DecisionKind;
+  readonly kind: RecordedKind;
   readonly reason?: 'VARIANT' | 'SKIP' | null;
   readonly idempotencyKey?: string | null;
   readonly fingerprint: string;
@@ -27,21 +27,32 @@ export class DecisionRecords {
 
   constructor(private readonly repository: DecisionsRepository) {}
 
-  /** Check 14: the record, or NOT_AUDITABLE. */
-  async write(user: AuthUser, run: RunView, entry: DecisionEntry): Promise<DecisionView> {
+  /**
+   * Check 14: the record, or NOT_AUDITABLE. The expiry writes it with no user; where it failed
+   * the run, with that `outcome`.
+   */
+  async write(
+    user: AuthUser | null,
+    run: RunView,
+    entry: DecisionEntry,
+    outcome: string | null = null,
+  ): Promise<DecisionView> {
     try {
-      return await this.repository.insert({
-        id: entry.id,
-        runId: run.id,
-        turn: run.turn,
-        kind: entry.kind,
-        decidedBy: user.id,
-        denialReason: entry.kind === 'DENY' ? (entry.reason ?? null) : null,
-        turnDigest: run.turnDigest!,
-        path: entry.path,
-        idempotencyKey: entry.idempotencyKey ?? null,
-        fingerprint: entry.fingerprint,
-      });
+      return await this.repository.insert(
+        {
+          id: entry.id,
+          runId: run.id,
+          turn: run.turn,
+          kind: entry.kind,
+          decidedBy: user?.id ?? null,
+          denialReason: entry.kind === 'DENY' ? (entry.reason ?? null) : null,
+          turnDigest: run.turnDigest!,
+          path: entry.path,
+          idempotencyKey: entry.idempotencyKey ?? null,
+          fingerprint: entry.fingerprint,
+        },
+        outcome,
+      );
     } catch (e) {
       this.logger.error({ runId: run.id, err: e }, 'decision could not be audited');
       throw new Refusal('NOT_AUDITABLE', 'The decision could not be recorded, so nothing was done');

@@ -27,12 +27,13 @@ export class DecisionEntity {
   @Column({ type: 'int' })
   turn: number;
 
-  /** APPROVE, DENY, INPUT */
+  /** APPROVE, DENY, INPUT, EXPIRE */
   @Column({ type: 'varchar', length: 16 })
   kind: string;
 
-  @Column({ name: 'decided_by', type: 'int' })
-  decidedBy: number;
+  /** Null for EXPIRE: the deadline passed and nobody decided. */
+  @Column({ name: 'decided_by', type: 'int', nullable: true })
+  decidedBy: number | null;
 
   @ManyToOne(() => UserEntity, { onDelete: 'RESTRICT' })
   @JoinColumn({ name: 'decided_by' })
