@@ -175,7 +175,7 @@ export class RunsRepository {
     return settledRow(
       this.m(),
       `UPDATE run SET status = $3, checkpoint = $4, turn = $5, turn_digest = $6, waiting_since = now(),
-              expires_at = CASE WHEN $3 = 'WAITING_FOR_APPROVAL' THEN (SELECT now() + make_interval(secs => c.approval_timeout_seconds)
+              expires_at = CASE WHEN $3::varchar = 'WAITING_FOR_APPROVAL' THEN (SELECT now() + make_interval(secs => c.approval_timeout_seconds)
                 FROM configuration c WHERE c.id = run.configuration_id) END,
               iterations = $7, prompt_tokens = $8, completion_tokens = $9, pending_effect = NULL, ${CLEAR_LEASE}
         WHERE id = $1 AND lease_token = $2 AND status = 'RUNNING'
