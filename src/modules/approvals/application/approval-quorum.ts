@@ -4,7 +4,6 @@ import type { AuthUser } from '../../../platform/auth/auth-user';
 import { TransactionRunner } from '../../../platform/database/transaction-runner';
 import { RunDecisions, RunEventsPublisher, type DecisionOnRun } from '../../runs';
 import type { DecisionView } from '../core/decision-view';
-import type { ApprovalVoteEntity } from '../persistence/approval-vote.entity';
 import { ApprovalVotesRepository } from '../persistence/approval-votes.repository';
 import { DeciderGate } from './decider-gate';
 
@@ -65,50 +64,12 @@ export class ApprovalQuorum {
         throw new Refusal('APPROVER_NOT_PERMITTED', 'You may not perform every write this turn proposes');
       }
       tx.afterCommit(() => this.events.inboxChanged(on.run.id));
-      return { vote: voteView(stored) };
+      return { vote: stored };
     });
   }
 
   /** The approvals of a turn so far, as decisions (`PendingTurn.approvals`). */
   async approvalsOf(runId: string, turn: number): Promise<DecisionView[]> {
-    return (await this.votes.listForTurn(runId, turn)).map(voteView);
+    return this.votes.listForTurn(runId, turn);
   }
-
-  /**
-   * The vote a user cast on a run under a key: null when none; the vote when it decided the
-   * same; IDEMPOTENCY_KEY_REUSED when not.
-   */
-  async earlierUnderKey(
-    runId: string,
-    userId: number,
-    key: string,
-    fingerprint: string,
-  ): Promise<DecisionView | null> {
-    const earlier = await this.votes.findByKey(runId, userId, key);
-    if (!earlier) return null;
-    if (earlier.fingerprint !== fingerprint) {
-      throw new Refusal('IDEMPOTENCY_KEY_REUSED', 'This idempotency key was used for a different decision');
-    }
-    return voteView(earlier);
-  }
-}
-
-/** A vote shown as the approval it is (no outcome: the run still waits, or the quorum's decision has it). */
-function voteView(v: ApprovalVoteEntity): DecisionView {
-  return {
-    id: v.id,
-    runId: v.runId,
-    turn: v.turn,
-    kind: 'APPROVE',
-    decidedBy: v.voterId,
-    denialReason: null,
-    turnDigest: v.turnDigest,
-    path: v.path,
-    idempotencyKey: v.idempotencyKey,
-    fingerprint: v.fingerprint,
-    decidedAt: v.votedAt,
-    outcome: null,
-    settledAt: null,
-    handedBackCode: null,
-  };
 }

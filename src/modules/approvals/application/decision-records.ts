@@ -5,6 +5,7 @@ import type { RunView } from '../../runs';
 import type { RecordedKind } from '../core/decision-checks';
 import type { DecisionView } from '../core/decision-view';
 import { DecisionsRepository } from '../persistence/decisions.repository';
+import { ApprovalVotesRepository } from '../persistence/approval-votes.repository';
 
 /** What a decision record says, before it is stored. */
 export interface DecisionEntry {
@@ -25,7 +26,10 @@ export interface DecisionEntry {
 export class DecisionRecords {
   private readonly logger = new Logger(DecisionRecords.name);
 
-  constructor(private readonly repository: DecisionsRepository) {}
+  constructor(
+    private readonly repository: DecisionsRepository,
+    private readonly votes: ApprovalVotesRepository,
+  ) {}
 
   /**
    * Check 14: the record, or NOT_AUDITABLE. The expiry writes it with no user; where it failed
@@ -60,8 +64,10 @@ export class DecisionRecords {
   }
 
   /**
-   * The decision a user took on a run under an idempotency key: null when none; the earlier
-   * decision when its fingerprint matches; IDEMPOTENCY_KEY_REUSED when it does not.
+   * The decision a user took on a run under an idempotency key (or their vote on a quorum turn
+   * under it): null when none; the earlier decision when its fingerprint matches;
+   * IDEMPOTENCY_KEY_REUSED when it does not. why: the vote that completed a quorum is also a
+   * decision, so the decision is looked up first.
    */
   async earlierUnderKey(
     runId: string,
@@ -69,7 +75,9 @@ export class DecisionRecords {
     key: string,
     fingerprint: string,
   ): Promise<DecisionView | null> {
-    const earlier = await this.repository.findByKey(runId, userId, key);
+    const earlier =
+      (await this.repository.findByKey(runId, userId, key)) ??
+      (await this.votes.findByKey(runId, userId, key));
     if (!earlier) return null;
     if (earlier.fingerprint !== fingerprint) {
       throw new Refusal('IDEMPOTENCY_KEY_REUSED', 'This idempotency key was used for a different decision');

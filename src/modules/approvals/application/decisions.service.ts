@@ -194,11 +194,7 @@ export class DecisionsService {
     mayDecide: boolean,
   ): Promise<DecisionReceipt | null> {
     if (!command.idempotencyKey || !mayDecide) return null;
-    const key = command.idempotencyKey;
-    // why: the vote that completed a quorum is also a decision, so the decision comes first.
-    const earlier =
-      (await this.records.earlierUnderKey(run.id, user.id, key, fingerprint)) ??
-      (await this.quorum.earlierUnderKey(run.id, user.id, key, fingerprint));
+    const earlier = await this.records.earlierUnderKey(run.id, user.id, command.idempotencyKey, fingerprint);
     if (!earlier) return null;
     const current = (await this.runs.findRunById(run.id)) ?? run;
     return { decision: earlier, run: current, path: earlier.path as 'INLINE' | 'DURABLE' };
