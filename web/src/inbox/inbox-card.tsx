@@ -5,6 +5,7 @@ import type { RunHandBackQuery } from '../api/generated';
 import { refusalMessage } from '../api/refusals';
 import type { InboxItem, RunProgressEvent, RunStatus } from '../api/types';
 import { DecisionPanel } from '../components/decision-panel';
+import { ApprovalStatus } from '../components/approval-status';
 import { PendingCalls } from '../components/pending-calls';
 import type { Decide, DecisionAction } from '../components/use-decision';
 import { toneOf, whatOf, type Outcome } from './outcome';
@@ -79,6 +80,7 @@ export function InboxCard({ api, item, onDecide, onRefused, onSettled }: Props) 
       {!item.detailVisible && (
         <p className="hint">You may decide this run but not read its details, so arguments are hidden.</p>
       )}
+      {pending && <ApprovalStatus pending={pending} />}
       {pending && <PendingCalls pending={pending} />}
       {!item.decidableHere ? (
         <p className="notice">{refusalMessage('PROCESS_RUN_DECIDED_IN_CHAT')}</p>
