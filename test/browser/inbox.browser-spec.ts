@@ -254,4 +254,31 @@ describeInBrowser('inbox (browser)', () => {
     expect(await page.locator('article[data-run-id]').count()).toBe(before);
     await page.close();
   });
+  it('shows a quorum as "1 of 2 approvals" with who approved, and the deadline as a countdown', async () => {
+    const quorum = await upsertConfiguration(t, {
+      identifier: 'browser-quorum-deadline',
+      providerOptions: { rounds: SLOW_ROUNDS.slice(1) },
+      requiredApprovals: 2,
+      approvalTimeoutSeconds: 3600,
+    });
+    const runId = await startResting(t, 'alice', {
+      configurationId: quorum,
+      prompt: 'Two people decide this',
+      subjectPageId: ids.pages.About,
+    });
+    const pending = await t.gql<{ run: { pending: { turnDigest: string } } }>(RUN_QUERY, { id: runId });
+    const vote = await t.gql(
+      `mutation($input: ApproveRunInput!) { approveRun(input: $input) { run { status } } }`,
+      { input: { runId, turnDigest: pending.data!.run.pending.turnDigest } },
+      'bob',
+    );
+    expect(vote.errors).toBeUndefined();
+    const page = await browser.page();
+    await signIn(page, t.url, t.tokens.carol!);
+    const item = card(page, runId);
+    await item.waitFor();
+    expect(await item.getByTestId('quorum').innerText()).toBe('1 of 2 approvals (Bob)');
+    expect(await item.getByTestId('countdown').innerText()).toMatch(/^(59 min \d+ s|1 h 0 min) left$/);
+    await page.close();
+  });
 });
