@@ -210,6 +210,12 @@ describe('approval deadlines without a sweep, and across a restart', () => {
         const res = await decide(t, kind, 'bob', { runId, turnDigest: digest });
         await expectRefusedUnchanged(t, res, 'APPROVAL_EXPIRED', runId, before);
       }
+      // the order (docs/decisions.md, 6a): after access (checks 1, 2), before the configuration (5, 6)
+      const hidden = await decide(t, 'approve', 'dave', { runId, turnDigest: digest });
+      await expectRefusedUnchanged(t, hidden, 'NOT_FOUND', runId, before);
+      await editor(t, 'deadline-unswept', { approvalTimeoutSeconds: 1, isActive: false });
+      const inactive = await decide(t, 'approve', 'bob', { runId, turnDigest: digest });
+      await expectRefusedUnchanged(t, inactive, 'APPROVAL_EXPIRED', runId, before);
       expect(await decisionRows(t, runId)).toEqual([]);
     },
   );
