@@ -93,18 +93,22 @@ async function sqlOn<T>(url: string, sql: string, params: unknown[]): Promise<T[
   }
 }
 
-async function decisionRows(t: TestApp, runId: string) {
-  return t.dataSource.query(
+type DecisionRow = { kind: string; decided_by: number | null; path: string; outcome: string | null };
+
+async function decisionRows(t: TestApp, runId: string): Promise<DecisionRow[]> {
+  return t.dataSource.query<DecisionRow[]>(
     'SELECT kind, decided_by, path, outcome FROM decision WHERE run_id = $1 ORDER BY decided_at',
     [runId],
-  ) as Promise<Array<{ kind: string; decided_by: number | null; path: string; outcome: string | null }>>;
+  );
 }
 
-async function approvalSteps(t: TestApp, runId: string) {
-  return t.dataSource.query(
+type StepRow = { kind: string; payload: Record<string, unknown> };
+
+async function approvalSteps(t: TestApp, runId: string): Promise<StepRow[]> {
+  return t.dataSource.query<StepRow[]>(
     `SELECT kind, payload FROM run_step WHERE run_id = $1 AND kind IN ('APPROVAL', 'TOOL_WRITE') ORDER BY sequence`,
     [runId],
-  ) as Promise<Array<{ kind: string; payload: Record<string, unknown> }>>;
+  );
 }
 
 describe('approval deadlines: the sweep settles overdue waits', () => {
