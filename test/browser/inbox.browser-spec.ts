@@ -266,13 +266,15 @@ describeInBrowser('inbox (browser)', () => {
       prompt: 'Two people decide this',
       subjectPageId: ids.pages.About,
     });
-    const pending = await t.gql<{ run: { pending: { turnDigest: string } } }>(RUN_QUERY, { id: runId });
-    const vote = await t.gql(
-      `mutation($input: ApproveRunInput!) { approveRun(input: $input) { run { status } } }`,
-      { input: { runId, turnDigest: pending.data!.run.pending.turnDigest } },
-      'bob',
-    );
-    expect(vote.errors).toBeUndefined();
+    // bob's approval is one vote: the form says it is counted, the run keeps waiting
+    const bobPage = await browser.page();
+    await signIn(bobPage, t.url, t.tokens.bob!);
+    const bobItem = card(bobPage, runId);
+    await bobItem.waitFor();
+    await bobItem.getByRole('button', { name: 'Approve' }).click();
+    await bobItem.getByTestId('vote-counted').waitFor();
+    expect((await dbRun(runId)).status).toBe('WAITING_FOR_APPROVAL');
+    await bobPage.close();
     const page = await browser.page();
     await signIn(page, t.url, t.tokens.carol!);
     const item = card(page, runId);

@@ -1,7 +1,7 @@
 import { useCallback, useId } from 'react';
 import { ApiError, type Api } from '../api/graphql';
 import { APPROVE_RUN, DENY_RUN, RUN_HAND_BACK, SUBMIT_RUN_INPUT } from '../api/operations';
-import type { RunHandBackQuery } from '../api/generated';
+import type { ApproveRunMutation, RunHandBackQuery } from '../api/generated';
 import { refusalMessage } from '../api/refusals';
 import type { InboxItem, RunProgressEvent, RunStatus } from '../api/types';
 import { DecisionPanel } from '../components/decision-panel';
@@ -33,7 +33,9 @@ export function InboxCard({ api, item, onDecide, onRefused, onSettled }: Props) 
       onDecide(item);
       const base = { runId: run.id, turnDigest: pending.turnDigest, idempotencyKey };
       try {
-        await api.request(...decisionRequest(action, base));
+        const data = await api.request<Partial<ApproveRunMutation>>(...decisionRequest(action, base));
+        // why: on a quorum an approval is a vote; the run keeps waiting for the other approvers.
+        if (data.approveRun?.run.status === 'WAITING_FOR_APPROVAL') return 'counted';
       } catch (e) {
         onRefused(item, e instanceof ApiError ? e.code : 'NETWORK');
         throw e;
