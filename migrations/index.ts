@@ -1,5 +1,6 @@
 // The ordered list of migrations. `npm run migration:generate -- <Name>` appends to it.
 import { SendWebhooksFromAnOutbox1796170000000 } from './1796170000000-send-webhooks-from-an-outbox';
+import { ExpireAndCountApprovals1796160000000 } from './1796160000000-expire-and-count-approvals';
 import { SignInThroughIdentityProvider1796150000000 } from './1796150000000-sign-in-through-identity-provider';
 import { IndexTheLists1796146656078 } from './1796146656078-index-the-lists';
 import { IndexTheChatAndTokenLists1796149854040 } from './1796149854040-index-the-chat-and-token-lists';
@@ -28,6 +29,7 @@ export const MIGRATIONS: Function[] = [
   IndexTheChatAndTokenLists1796149854040,
   SignInThroughIdentityProvider1796150000000,
   NotifyAuthChanges1796150000001,
+  ExpireAndCountApprovals1796160000000,
   SendWebhooksFromAnOutbox1796170000000,
   CapTokensPerConfiguration1796180000000,
 ];

@@ -21,15 +21,18 @@ import {
   type Rig,
   type StormSample,
 } from './p2-measure';
+import { quorumChecks, quorumFigures, quorumStorms } from './p2-quorum';
 
 interface Plan {
   readonly storms: number;
   readonly racers: number;
+  /** Storms of the quorum variant (64 distinct voters, a quorum of 3). */
+  readonly quorumStorms: number;
 }
 
-const FULL_PLAN: Plan = { storms: 100, racers: 64 };
+const FULL_PLAN: Plan = { storms: 100, racers: 64, quorumStorms: 100 };
 // why: CI runs --quick; 10 storms of 64 still show a lost race or a 500 if there is one.
-const QUICK_PLAN: Plan = { storms: 10, racers: 64 };
+const QUICK_PLAN: Plan = { storms: 10, racers: 64, quorumStorms: 3 };
 
 async function measure(rig: Rig, plan: Plan) {
   const input = { configurationId: rig.configurationId, prompt: 'Storm it', subjectPageId: rig.pageId };
@@ -182,11 +185,15 @@ async function run(options: BenchOptions): Promise<ScenarioOutcome> {
     try {
       const environment = await describeEnvironment(rig.observer);
       const { storms, raw, runs, settled, viewer } = await measure(rig, plan);
+      const quorum = await quorumStorms(rig, plan.quorumStorms, plan.racers);
       return {
         database: db.name,
         environment,
-        checks: await checks(rig, storms, raw, runs.slice(1), settled.slice(1)),
-        figures: figures(storms, raw, viewer),
+        checks: [
+          ...(await checks(rig, storms, raw, runs.slice(1), settled.slice(1))),
+          ...(await quorumChecks(rig, quorum)),
+        ],
+        figures: [...figures(storms, raw, viewer), ...quorumFigures(quorum)],
         details: details(plan, storms, raw),
       };
     } finally {

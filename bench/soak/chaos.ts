@@ -14,6 +14,9 @@ const CONFIGURATIONS: ReadonlyArray<readonly [string, number]> = [
   ['demo-question', 2],
   ['demo-four-eyes', 2],
   ['soak-multi', 3],
+  // deadlines and quorums (docs/decisions.md): runs that expire, runs that need two approvers
+  ['soak-deadline', 1.5],
+  ['soak-quorum', 1.5],
 ];
 /** The configuration the soak switches off now and then (its own: the demo's stay as they are). */
 export const FLICKERED = 'soak-multi';

@@ -49,6 +49,7 @@ function facts(over: Partial<Facts> = {}): Facts {
     decisionStepTimes: [{ runId: RUN, turn: 1, configuration: 'demo-editor', atMs: 1_000_000 }],
     decisions: [decision()],
     pageWrites: [{ workspaceId: 1000, writes: 1 }],
+    votes: [],
     users: { alice: 2, carol: 4 },
     ...over,
   };

@@ -1,5 +1,6 @@
 import { checkAll, type Check } from '../support/report';
 import type { DecisionFact, DecisionStepFact, Facts, RunFact } from './facts';
+import { checkExpiries, checkQuorums } from './quorum-checks';
 import { DECISION_OPERATIONS, type HistoryEntry, type ProcessEntry, type RequestEntry } from './history';
 
 const TERMINAL = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
@@ -27,6 +28,8 @@ export interface Indexed {
   /** `${runId}:${turn}` -> APPROVAL / INPUT steps of that turn. */
   readonly decisionSteps: ReadonlyMap<string, DecisionStepFact>;
   readonly decisions: ReadonlyMap<string, DecisionFact>;
+  /** Ids of quorum votes: a vote's receipt names it, and only the completing vote is a decision. */
+  readonly voteIds: ReadonlySet<string>;
   readonly requests: readonly RequestEntry[];
   readonly kills: readonly ProcessEntry[];
 }
@@ -37,6 +40,7 @@ export function index(facts: Facts, history: readonly HistoryEntry[]): Indexed {
     runs: new Map(facts.runs.map((r) => [r.id, r])),
     decisionSteps: new Map(facts.decisionSteps.map((s) => [`${s.runId}:${s.turn}`, s])),
     decisions: new Map(facts.decisions.map((d) => [d.id, d])),
+    voteIds: new Set(facts.votes.map((v) => v.id)),
     requests: history.filter((e): e is RequestEntry => e.type === 'request'),
     kills: history.filter((e): e is ProcessEntry => e.type === 'process' && e.event === 'kill'),
   };
@@ -52,11 +56,15 @@ export function fateOf(d: DecisionFact, run: RunFact | undefined, steps: Decisio
   return 'lost';
 }
 
-/** Decision ids the API acknowledged (a receipt came back), with the requests that got them. */
+/**
+ * Decision ids the API acknowledged (a receipt came back), with the requests that got them. A
+ * vote that did not complete its quorum is no decision (checkQuorums counts votes).
+ */
 export function acknowledged(ix: Indexed): Map<string, RequestEntry[]> {
   const out = new Map<string, RequestEntry[]>();
   for (const e of ix.requests) {
     if (!e.receipt) continue;
+    if (ix.voteIds.has(e.receipt.decisionId) && !ix.decisions.has(e.receipt.decisionId)) continue;
     out.set(e.receipt.decisionId, [...(out.get(e.receipt.decisionId) ?? []), e]);
   }
   return out;
@@ -375,6 +383,8 @@ export function checkSoak(
     checkDigests(ix),
     checkIdempotency(ix),
     checkFourEyes(ix),
+    checkQuorums(ix),
+    checkExpiries(ix),
     checkInactive(ix, history),
     checkAnswers(ix),
   ];

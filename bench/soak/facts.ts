@@ -48,7 +48,8 @@ export interface DecisionFact {
   readonly runId: string;
   readonly turn: number;
   readonly kind: string;
-  readonly decidedBy: number;
+  /** Null for EXPIRE (nobody decided before the deadline). */
+  readonly decidedBy: number | null;
   readonly turnDigest: string;
   readonly path: string;
   readonly idempotencyKey: string | null;
@@ -62,6 +63,14 @@ export interface WorkspaceWritesFact {
   readonly writes: number;
 }
 
+/** One approval of a quorum turn, with the quorum its configuration asks for. */
+export interface VoteFact {
+  readonly id: string;
+  readonly runId: string;
+  readonly turn: number;
+  readonly required: number;
+}
+
 export interface Facts {
   readonly runs: readonly RunFact[];
   readonly stepLogs: readonly StepLogFact[];
@@ -69,6 +78,7 @@ export interface Facts {
   readonly decisionStepTimes: readonly DecisionStepTime[];
   readonly decisions: readonly DecisionFact[];
   readonly pageWrites: readonly WorkspaceWritesFact[];
+  readonly votes: readonly VoteFact[];
   /** Demo user id by username. */
   readonly users: Readonly<Record<string, number>>;
 }
@@ -125,6 +135,10 @@ export async function readFacts(client: Client): Promise<Facts> {
               idempotency_key AS "idempotencyKey", handed_back_code AS "handedBackCode", outcome
          FROM decision`,
     );
+    const votes = await client.query<VoteFact>(
+      `SELECT v.id, v.run_id AS "runId", v.turn, c.required_approvals AS required
+         FROM approval_vote v JOIN run r ON r.id = v.run_id JOIN configuration c ON c.id = r.configuration_id`,
+    );
     const pageWrites = await client.query<WorkspaceWritesFact>(
       `SELECT workspace_id AS "workspaceId", count(DISTINCT xid)::int AS writes FROM soak_page_writes GROUP BY 1`,
     );
@@ -136,6 +150,7 @@ export async function readFacts(client: Client): Promise<Facts> {
       decisionStepTimes: times.rows,
       decisions: decisions.rows,
       pageWrites: pageWrites.rows,
+      votes: votes.rows,
       users: Object.fromEntries(users.rows.map((u) => [u.username, u.id])),
     };
   } finally {

@@ -176,6 +176,24 @@ async function prepare(
     rounds: SOAK_MULTI,
     maxIterations: 8,
   });
+  // why: a deadline short enough that many of its runs expire (DENY) while actors still decide
+  // others, and a quorum of two that most turns reach through several deciders.
+  const write = [
+    { toolCalls: [{ name: 'pages_update', arguments: { seoTitle: 'Soak title two' } }] },
+    { text: 'Done.', delayMs: 300 },
+  ];
+  const deadline = await upsertScriptedConfiguration(observer, {
+    identifier: 'soak-deadline',
+    rounds: write,
+    maxIterations: 4,
+  });
+  const quorum = await upsertScriptedConfiguration(observer, {
+    identifier: 'soak-quorum',
+    rounds: write,
+    maxIterations: 4,
+  });
+  await observer.query('UPDATE configuration SET approval_timeout_seconds = 3 WHERE id = $1', [deadline]);
+  await observer.query('UPDATE configuration SET required_approvals = 2 WHERE id = $1', [quorum]);
   const ids = await demoIds(observer);
   return { configurations: { ...ids.configurations }, pages: Object.values(ids.pages) };
 }

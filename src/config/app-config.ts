@@ -77,6 +77,8 @@ export interface AppConfig {
   readonly textDeltaCoalesceMs: number;
   readonly decisionPath: DecisionPathSetting;
   readonly decisionPickupSeconds: number;
+  /** The expiry sweep (docs/operations.md): how often, and how many runs a pass settles at most. */
+  readonly approvalExpiry: { readonly intervalSeconds: number; readonly batch: number };
   readonly workerConcurrency: number;
   readonly workerLivenessSeconds: number;
   /** The in-process worker (queued-run pickup and the reaper) runs; default true. */
@@ -179,6 +181,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     textDeltaCoalesceMs: raw.TEXT_DELTA_COALESCE_MS ?? 50,
     decisionPath: (raw.DECISION_PATH ?? 'auto') as DecisionPathSetting,
     decisionPickupSeconds: raw.DECISION_PICKUP_SECONDS ?? 30,
+    approvalExpiry: {
+      intervalSeconds: raw.APPROVAL_EXPIRY_INTERVAL_SECONDS ?? 5,
+      batch: raw.APPROVAL_EXPIRY_BATCH ?? 100,
+    },
     workerConcurrency: raw.WORKER_CONCURRENCY ?? 4,
     workerLivenessSeconds: raw.WORKER_LIVENESS_SECONDS ?? 30,
     workerEnabled: raw.WORKER_ENABLED ?? true,

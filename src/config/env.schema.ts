@@ -149,6 +149,22 @@ export class EnvSchema {
   @Max(86400)
   DECISION_PICKUP_SECONDS?: number;
 
+  /** How often every instance sweeps approval waits past their deadline (seconds, default 5). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  APPROVAL_EXPIRY_INTERVAL_SECONDS?: number;
+
+  /** Runs one expiry pass settles at most before the next tick (default 100). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10000)
+  APPROVAL_EXPIRY_BATCH?: number;
+
   @IsOptional()
   @Transform(toInt)
   @IsInt()

@@ -254,4 +254,33 @@ describeInBrowser('inbox (browser)', () => {
     expect(await page.locator('article[data-run-id]').count()).toBe(before);
     await page.close();
   });
+  it('shows a quorum as "1 of 2 approvals" with who approved, and the deadline as a countdown', async () => {
+    const quorum = await upsertConfiguration(t, {
+      identifier: 'browser-quorum-deadline',
+      providerOptions: { rounds: SLOW_ROUNDS.slice(1) },
+      requiredApprovals: 2,
+      approvalTimeoutSeconds: 3600,
+    });
+    const runId = await startResting(t, 'alice', {
+      configurationId: quorum,
+      prompt: 'Two people decide this',
+      subjectPageId: ids.pages.About,
+    });
+    // bob's approval is one vote: the form says it is counted, the run keeps waiting
+    const bobPage = await browser.page();
+    await signIn(bobPage, t.url, t.tokens.bob!);
+    const bobItem = card(bobPage, runId);
+    await bobItem.waitFor();
+    await bobItem.getByRole('button', { name: 'Approve' }).click();
+    await bobItem.getByTestId('vote-counted').waitFor();
+    expect((await dbRun(runId)).status).toBe('WAITING_FOR_APPROVAL');
+    await bobPage.close();
+    const page = await browser.page();
+    await signIn(page, t.url, t.tokens.carol!);
+    const item = card(page, runId);
+    await item.waitFor();
+    expect(await item.getByTestId('quorum').innerText()).toBe('1 of 2 approvals (Bob)');
+    expect(await item.getByTestId('countdown').innerText()).toMatch(/^(59 min \d+ s|1 h 0 min) left$/);
+    await page.close();
+  });
 });

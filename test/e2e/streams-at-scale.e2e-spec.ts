@@ -143,10 +143,19 @@ describe('streams at scale', () => {
   });
 
   it('inboxChanged reads the database once per event, not once per subscriber', async () => {
+    const open = async () =>
+      Number(
+        /^countersign_open_subscriptions (\d+)/m.exec(
+          await (await fetch(t.url.replace(/\/graphql$/, '/metrics'))).text(),
+        )?.[1] ?? 0,
+      );
     const viewers = async (n: number) => {
       const tokens = await tokensOf('admin', n);
+      const before = await open();
       const streams = tokens.map((token) => collect<Record<string, unknown>>(t.ws(token), INBOX_CHANGED, {}));
-      // why: a subscription is active once the server answers on its connection; a short settle.
+      // why: every subscription open on the server (its token checked) before the count starts,
+      // however loaded the machine; then a short settle for the bus subscriptions behind them.
+      await until(async () => (await open()) >= before + n, 20_000, `${n} open subscriptions`);
       await new Promise((r) => setTimeout(r, 500));
       let runId = '';
       const sent = await statements(t.dataSource, async () => {

@@ -3,7 +3,7 @@
 // deliver signed requests (verified here with the standardwebhooks package) at least once,
 // retried, in order per run, and the delivery log can be read and replayed. The SSRF guard
 // and admin-only access are checked on an instance without WEBHOOKS_ALLOW_PRIVATE_NETWORKS.
-import { APPROVE, digestOf } from '../support/decisions';
+import { APPROVE, digestOf, upsertConfiguration } from '../support/decisions';
 import { demoIds, startRun, until, waitForRest } from '../support/runs';
 import { bootTestApp, errorCode, type TestApp } from '../support/test-app';
 import { startReceiver, type Receiver } from '../support/webhook-receiver';
@@ -32,7 +32,7 @@ interface Delivery {
   attempts: Array<{ statusCode: number | null; error: string | null; durationMs: number }>;
 }
 
-const ALL_EVENTS = ['RUN_WAITING', 'DECISION_RECORDED', 'RUN_SETTLED'];
+const ALL_EVENTS = ['RUN_WAITING', 'DECISION_RECORDED', 'RUN_SETTLED', 'RUN_EXPIRED'];
 
 describe('webhooks', () => {
   describe('delivered to a local receiver (private networks allowed)', () => {
@@ -48,6 +48,7 @@ describe('webhooks', () => {
         WEBHOOKS_RETRY_MAX_DELAY_MS: '100',
         WEBHOOKS_POLL_MS: '50',
         PUBLIC_CLIENT_URL: 'https://countersign.example.com',
+        APPROVAL_EXPIRY_INTERVAL_SECONDS: '1',
       });
       ids = await demoIds(t);
       receiver = await startReceiver();
@@ -159,6 +160,46 @@ describe('webhooks', () => {
       expect(series('countersign_webhook_deliveries_total{outcome="succeeded"}')).toBe(3);
       expect(series('countersign_webhook_deliveries_total{outcome="retried"}')).toBe(6);
       expect(series('countersign_webhook_delivery_seconds_count')).toBe(3);
+    }, 60_000);
+
+    it('sends run.expired, not decision.recorded, when nobody decides by the deadline', async () => {
+      const configurationId = await upsertConfiguration(t, {
+        identifier: 'webhook-deadline',
+        privacyLevel: 'FULL',
+        providerOptions: {
+          rounds: [
+            { toolCalls: [{ name: 'pages_update', arguments: { seoTitle: 'Lapsed' } }] },
+            { text: 'ok' },
+          ],
+        },
+        approvalTimeoutSeconds: 1,
+        onApprovalTimeout: 'FAIL',
+      });
+      const run = await startRun(t, 'alice', {
+        configurationId,
+        prompt: 'SEO please',
+        subjectPageId: ids.pages.Products,
+      });
+      expect(await waitForRest(t, run.id)).toBe('WAITING_FOR_APPROVAL');
+      await until(
+        () => receiver.succeeded().filter((r) => r.runId === run.id).length === 3,
+        20_000,
+        'three events of the expired run delivered',
+      );
+      const ofRun = receiver.succeeded().filter((r) => r.runId === run.id);
+      expect(ofRun.map((r) => r.type)).toEqual(['run.waiting', 'run.expired', 'run.settled']);
+      const [expiry] = await t.dataSource.query(
+        `SELECT id, turn FROM decision WHERE run_id = $1 AND kind = 'EXPIRE' AND decided_by IS NULL`,
+        [run.id],
+      );
+      expect(ofRun[1]!.payload.data).toMatchObject({
+        runId: run.id,
+        decisionId: expiry.id,
+        turn: expiry.turn,
+      });
+      expect(typeof ofRun[1]!.payload.data.expiredAt).toBe('string');
+      expect(ofRun[2]!.payload.data).toMatchObject({ runId: run.id, status: 'FAILED' });
+      await settledOf(run.id);
     }, 60_000);
 
     it('sends nothing for a decision whose transaction rolled back', async () => {

@@ -140,5 +140,10 @@ export type DeciderName = string;
 /** A decision on the pending turn (one decision covers the whole turn). */
 export type Decision =
   | { readonly kind: 'approve'; readonly decidedBy: DeciderName }
-  | { readonly kind: 'deny'; readonly decidedBy: DeciderName; readonly reason?: 'VARIANT' | 'SKIP' | null }
+  | {
+      readonly kind: 'deny';
+      readonly decidedBy: DeciderName;
+      /** EXPIRED: nobody decided before the turn's deadline (the expiry denies in their place). */
+      readonly reason?: 'VARIANT' | 'SKIP' | 'EXPIRED' | null;
+    }
   | { readonly kind: 'input'; readonly submittedBy: DeciderName; readonly values: unknown };

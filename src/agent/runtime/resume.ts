@@ -98,6 +98,9 @@ async function declineAll(
 
 /** What the model reads for a declined call. */
 export function declineText(decision: Extract<Decision, { kind: 'deny' }>): string {
+  if (decision.reason === 'EXPIRED') {
+    return 'Nobody approved this before its deadline; nothing was done. Reason: EXPIRED (the approval lapsed; tell the user, do not retry on your own).';
+  }
   const base = `Declined by ${decision.decidedBy}; nothing was done.`;
   if (decision.reason === 'VARIANT')
     return `${base} Reason: VARIANT (they want a different variant; propose another).`;

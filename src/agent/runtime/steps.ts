@@ -125,7 +125,11 @@ export function toolWriteStep(round: number, call: ToolCall, written: WrittenRec
  * `{submittedBy, turn, digest, toolName}`, never the input values. `decidedBy` is whatever
  * identifies the decider in the log (a user id is best).
  */
-export function decisionStep(decision: Decision, state: SuspendedState, decidedBy: string | number): Step {
+export function decisionStep(
+  decision: Decision,
+  state: SuspendedState,
+  decidedBy: string | number | null,
+): Step {
   const pending = state.pending as PendingTurn;
   const common = { turn: pending.turn, digest: pending.digest };
   if (decision.kind === 'input') {

@@ -14,11 +14,19 @@ import { InboxConnectionResolver } from './graphql/inbox-connection.resolver';
 import { DecisionsResolver } from './graphql/decisions.resolver';
 import { InboxChangedResolver } from './graphql/inbox-changed.resolver';
 import { DecisionsRepository } from './persistence/decisions.repository';
+import { ApprovalVotesRepository } from './persistence/approval-votes.repository';
+import { ApprovalQuorum } from './application/approval-quorum';
+import { ApprovalExpiry } from './application/approval-expiry';
+import { PendingApprovalsResolver } from './graphql/pending-approvals.resolver';
 
 @Module({
   imports: [AuthModule, ConfigurationsModule, ContentModule, RunsModule],
   providers: [
     DecisionsRepository,
+    ApprovalVotesRepository,
+    ApprovalQuorum,
+    ApprovalExpiry,
+    PendingApprovalsResolver,
     DeciderGate,
     DecisionsService,
     DecisionRecords,
@@ -30,6 +38,6 @@ import { DecisionsRepository } from './persistence/decisions.repository';
     InboxConnectionResolver,
     InboxChangedResolver,
   ],
-  exports: [DecisionsService, InboxService, RecordedDecisions, DecisionListeners],
+  exports: [DecisionsService, InboxService, RecordedDecisions, DecisionListeners, ApprovalExpiry],
 })
 export class ApprovalsModule {}

@@ -29,6 +29,7 @@ export { RunSettler, type Settlement, type SettleGuard } from './application/run
 export {
   RunDecisions,
   staleTurn,
+  approvalExpired,
   type ClaimedDecision,
   type DecisionOnRun,
   type DecisionPolicy,

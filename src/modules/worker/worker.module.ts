@@ -7,6 +7,7 @@ import { DecisionReconciler } from './application/decision-reconciler';
 import { QueuedRunPicker } from './application/queued-run-picker';
 import { ReaperService } from './application/reaper.service';
 import { RetentionSweep } from './application/retention-sweep';
+import { ExpirySweep } from './application/expiry-sweep';
 import { RunCensusReporter } from './application/run-census-reporter';
 import { WorkerHeartbeat } from './application/worker-heartbeat';
 import { WORKER_PROCESS_KIND, WorkerLifecycle } from './application/worker-lifecycle';
@@ -32,6 +33,7 @@ import { WorkerHeartbeatRepository } from './persistence/worker-heartbeat.reposi
     QueuedRunPicker,
     ReaperService,
     RetentionSweep,
+    ExpirySweep,
     DecisionReconciler,
     WorkListener,
     WebhookDeliveryLoop,
@@ -40,7 +42,14 @@ import { WorkerHeartbeatRepository } from './persistence/worker-heartbeat.reposi
     WorkerStatusResolver,
     RunCensusReporter,
   ],
-  exports: [QueuedRunPicker, ReaperService, RetentionSweep, WorkerHeartbeat, WorkerStatusService],
+  exports: [
+    QueuedRunPicker,
+    ReaperService,
+    RetentionSweep,
+    ExpirySweep,
+    WorkerHeartbeat,
+    WorkerStatusService,
+  ],
 })
 export class WorkerModule {
   /** The worker of a worker process: its heartbeat is named `worker:<host>:<pid>`. */

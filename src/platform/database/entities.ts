@@ -4,6 +4,7 @@ import { ConversationEntity } from '../../modules/conversations/persistence/conv
 import { MessageEntity } from '../../modules/conversations/persistence/message.entity';
 import { WorkerHeartbeatEntity } from '../../modules/worker/persistence/worker-heartbeat.entity';
 import { DecisionEntity } from '../../modules/approvals/persistence/decision.entity';
+import { ApprovalVoteEntity } from '../../modules/approvals/persistence/approval-vote.entity';
 import { ApiTokenEntity } from '../../modules/auth/persistence/api-token.entity';
 import { AuditEventEntity } from '../../modules/auth/persistence/audit-event.entity';
 import { GroupEntity } from '../../modules/auth/persistence/group.entity';
@@ -40,6 +41,7 @@ export const ENTITIES = [
   RunEntity,
   RunStepEntity,
   DecisionEntity,
+  ApprovalVoteEntity,
   WorkerHeartbeatEntity,
   ConversationEntity,
   MessageEntity,

@@ -53,6 +53,11 @@ export type ApiTokenEdge = {
   node: ApiToken;
 };
 
+/** What happens to a run whose decision deadline passed: continue as denied (reason EXPIRED), or fail. */
+export type ApprovalTimeoutAction =
+  | 'DENY'
+  | 'FAIL';
+
 export type ApproveRunInput = {
   idempotencyKey: InputMaybe<Scalars['String']['input']>;
   path: InputMaybe<DecisionPath>;
@@ -83,6 +88,8 @@ export type AuditEvent = {
 
 export type Configuration = {
   __typename?: 'Configuration';
+  /** Null: no deadline. */
+  approvalTimeoutSeconds: Maybe<Scalars['Int']['output']>;
   id: Scalars['ID']['output'];
   identifier: Scalars['String']['output'];
   isActive: Scalars['Boolean']['output'];
@@ -93,14 +100,18 @@ export type Configuration = {
   maxTokensPerUserPerDay: Maybe<Scalars['Int']['output']>;
   model: Scalars['String']['output'];
   name: Scalars['String']['output'];
+  onApprovalTimeout: ApprovalTimeoutAction;
   privacyLevel: PrivacyLevel;
   provider: Scalars['String']['output'];
   requireSecondApprover: Scalars['Boolean']['output'];
+  requiredApprovals: Scalars['Int']['output'];
   skills: Array<Skill>;
 };
 
 export type ConfigurationInput = {
   allowedGroupIds: InputMaybe<Array<Scalars['ID']['input']>>;
+  /** How long a run may wait for an approval, in seconds (1 to 30 days); null: no deadline. */
+  approvalTimeoutSeconds: InputMaybe<Scalars['Int']['input']>;
   /** upsert key */
   identifier: Scalars['String']['input'];
   isActive: InputMaybe<Scalars['Boolean']['input']>;
@@ -111,11 +122,14 @@ export type ConfigurationInput = {
   maxTokensPerUserPerDay: InputMaybe<Scalars['Int']['input']>;
   model: Scalars['String']['input'];
   name: Scalars['String']['input'];
+  onApprovalTimeout: InputMaybe<ApprovalTimeoutAction>;
   privacyLevel: InputMaybe<PrivacyLevel>;
   provider: Scalars['String']['input'];
   /** Provider options. For scripted: { rounds: [...] } (docs/run-lifecycle.md). For openai: { baseUrl, apiKeyEnv, temperature }. */
   providerOptions: InputMaybe<Scalars['JSON']['input']>;
   requireSecondApprover: InputMaybe<Scalars['Boolean']['input']>;
+  /** Distinct approvers each approval turn needs (1 to 10). */
+  requiredApprovals: InputMaybe<Scalars['Int']['input']>;
   skillIdentifiers: InputMaybe<Array<Scalars['String']['input']>>;
   systemPrompt: InputMaybe<Scalars['String']['input']>;
 };
@@ -241,7 +255,8 @@ export type DecideConversationInput = {
 export type Decision = {
   __typename?: 'Decision';
   decidedAt: Scalars['DateTime']['output'];
-  decidedBy: User;
+  /** Null for EXPIRE. */
+  decidedBy: Maybe<User>;
   denialReason: Maybe<DenialReason>;
   id: Scalars['ID']['output'];
   kind: DecisionKind;
@@ -255,6 +270,8 @@ export type Decision = {
 export type DecisionKind =
   | 'APPROVE'
   | 'DENY'
+  /** The deadline passed and nobody decided (decidedBy is null). */
+  | 'EXPIRE'
   | 'INPUT';
 
 export type DecisionPath =
@@ -289,6 +306,8 @@ export type DroppedProcess = {
 /** The codes a refused operation answers with in `extensions.code`. */
 export type ErrorCode =
   | 'ALREADY_RESUMING'
+  | 'ALREADY_VOTED'
+  | 'APPROVAL_EXPIRED'
   | 'APPROVAL_STILL_PENDING'
   | 'APPROVER_NOT_PERMITTED'
   | 'BAD_USER_INPUT'
@@ -692,7 +711,13 @@ export type PendingToolCall = {
 
 export type PendingTurn = {
   __typename?: 'PendingTurn';
+  /** Approvals recorded for this turn so far (a quorum counts them: approvals of approvalsRequired). */
+  approvals: Array<Decision>;
+  /** Distinct approvals this turn needs (1 unless the configuration asks for a quorum). */
+  approvalsRequired: Scalars['Int']['output'];
   calls: Array<PendingToolCall>;
+  /** The decision deadline, where the run's configuration sets one (approval turns). */
+  expiresAt: Maybe<Scalars['DateTime']['output']>;
   inputRequest: Maybe<InputRequest>;
   kind: PauseKind;
   /** 1 for the first pause of the run, +1 for each later pause. */
@@ -1343,6 +1368,8 @@ export type WebhookEndpointSecret = {
 export type WebhookEventType =
   /** `decision.recorded`: someone approved, denied or answered a run. */
   | 'DECISION_RECORDED'
+  /** `run.expired`: nobody decided a run's approval by its deadline. */
+  | 'RUN_EXPIRED'
   /** `run.settled`: a run completed, failed or was cancelled. */
   | 'RUN_SETTLED'
   /** `run.waiting`: a run stopped for an approval or an input. */

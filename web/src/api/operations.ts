@@ -27,6 +27,16 @@ const PENDING_TURN = /* GraphQL */ `
     turn
     turnDigest
     waitingSince
+    expiresAt
+    approvalsRequired
+    approvals {
+      id
+      decidedAt
+      decidedBy {
+        id
+        displayName
+      }
+    }
     calls {
       callId
       toolName

@@ -33,6 +33,8 @@ export const REFUSAL_MESSAGES: Readonly<Record<ErrorCode | ClientErrorCode, stri
   NOT_AUDITABLE: 'The approval could not be recorded, so nothing was done. Try again.',
   INVALID_INPUT: 'Some answers are not valid; check the marked fields.',
   IDEMPOTENCY_KEY_REUSED: 'This click was already used for another decision. Reload.',
+  APPROVAL_EXPIRED: 'Too late: the deadline for this decision has passed.',
+  ALREADY_VOTED: 'You already approved this proposal; it waits for the other approvers.',
   CHAT_NOT_ALLOWED: 'You may not use the chat.',
   PAGE_NOT_ACCESSIBLE: 'You may not open this page.',
   LANGUAGE_NOT_ACCESSIBLE: 'You may not work in this language on this page.',

@@ -3,6 +3,7 @@ import type { Api } from '../api/graphql';
 import { DECIDE_CONVERSATION, SUBMIT_CONVERSATION_INPUT } from '../api/operations';
 import type { PendingTurn } from '../api/types';
 import { DecisionPanel } from '../components/decision-panel';
+import { ApprovalStatus } from '../components/approval-status';
 import { PendingCalls } from '../components/pending-calls';
 import type { Decide } from '../components/use-decision';
 
@@ -53,6 +54,7 @@ export function DecisionCard({
       <h2 id="decision-card-heading">
         {pending.kind === 'INPUT' ? 'The assistant asks' : 'The assistant proposes'}
       </h2>
+      <ApprovalStatus pending={pending} />
       <PendingCalls pending={pending} />
       <DecisionPanel
         api={api}

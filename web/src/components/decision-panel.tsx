@@ -122,7 +122,12 @@ export function DecisionPanel({ api, runId, pending, mayApprove, approveRefusal,
           Live connection lost
         </p>
       )}
-      {busy && state.phase !== 'lost' && (
+      {state.phase === 'counted' && (
+        <p className="notice" data-testid="vote-counted">
+          Your approval is counted; the proposal waits for the other approvers.
+        </p>
+      )}
+      {busy && state.phase !== 'lost' && state.phase !== 'counted' && (
         <div ref={progressRef} tabIndex={-1} className="progress-holder">
           <ProgressBar progress={state.progress ?? STARTING} label="Progress of the decision" />
         </div>

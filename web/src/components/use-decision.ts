@@ -11,11 +11,17 @@ export type DecisionAction =
   | { readonly kind: 'deny'; readonly reason: DenialReason | null }
   | { readonly kind: 'input'; readonly values: unknown };
 
-/** Sends one decision; rejects with an {@link ApiError} when the server refuses it. */
-export type Decide = (action: DecisionAction, idempotencyKey: string) => Promise<void>;
+/**
+ * Sends one decision; rejects with an {@link ApiError} when the server refuses it. Resolves
+ * `counted` for an approval that was one vote of a quorum: the run still waits for others.
+ */
+export type Decide = (action: DecisionAction, idempotencyKey: string) => Promise<void | 'counted'>;
 
-/** `lost`: the decision was sent but the live progress ended before the run settled. */
-export type Phase = 'idle' | 'deciding' | 'settled' | 'lost';
+/**
+ * `lost`: the decision was sent but the live progress ended before the run settled;
+ * `counted`: the approval counted towards a quorum, nothing continues yet.
+ */
+export type Phase = 'idle' | 'deciding' | 'settled' | 'lost' | 'counted';
 
 export interface DecisionState {
   readonly phase: Phase;
@@ -65,6 +71,10 @@ export function useDecision(
           setError(refusalMessage(e.code));
           if (e.code === 'INVALID_INPUT') setFieldErrors(problemsByField(e.extensions));
         },
+        counted: () => {
+          setPhase('counted');
+          setProgress(null);
+        },
         lost: () => {
           setPhase('lost');
           setError(
@@ -88,6 +98,7 @@ function newIdempotencyKey(): string {
 }
 
 interface FollowCallbacks {
+  counted(): void;
   progress(p: Progress): void;
   setStop(stop: () => void): void;
   settled(event: RunProgressEvent): void;
@@ -133,11 +144,17 @@ async function follow(
   );
   on.setStop(unsubscribe);
   await Promise.race([subscribed, new Promise((r) => setTimeout(r, SNAPSHOT_WAIT_MS))]);
+  let outcome: void | 'counted';
   try {
-    await decide(action, key);
+    outcome = await decide(action, key);
   } catch (e) {
     unsubscribe();
     on.refused(e instanceof ApiError ? e : new ApiError('NETWORK', String(e)));
+    return;
+  }
+  if (outcome === 'counted') {
+    unsubscribe();
+    on.counted();
     return;
   }
   decided = true;

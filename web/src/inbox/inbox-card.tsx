@@ -1,10 +1,11 @@
 import { useCallback, useId } from 'react';
 import { ApiError, type Api } from '../api/graphql';
 import { APPROVE_RUN, DENY_RUN, RUN_HAND_BACK, SUBMIT_RUN_INPUT } from '../api/operations';
-import type { RunHandBackQuery } from '../api/generated';
+import type { ApproveRunMutation, RunHandBackQuery } from '../api/generated';
 import { refusalMessage } from '../api/refusals';
 import type { InboxItem, RunProgressEvent, RunStatus } from '../api/types';
 import { DecisionPanel } from '../components/decision-panel';
+import { ApprovalStatus } from '../components/approval-status';
 import { PendingCalls } from '../components/pending-calls';
 import type { Decide, DecisionAction } from '../components/use-decision';
 import { toneOf, whatOf, type Outcome } from './outcome';
@@ -32,7 +33,9 @@ export function InboxCard({ api, item, onDecide, onRefused, onSettled }: Props) 
       onDecide(item);
       const base = { runId: run.id, turnDigest: pending.turnDigest, idempotencyKey };
       try {
-        await api.request(...decisionRequest(action, base));
+        const data = await api.request<Partial<ApproveRunMutation>>(...decisionRequest(action, base));
+        // why: on a quorum an approval is a vote; the run keeps waiting for the other approvers.
+        if (data.approveRun?.run.status === 'WAITING_FOR_APPROVAL') return 'counted';
       } catch (e) {
         onRefused(item, e instanceof ApiError ? e.code : 'NETWORK');
         throw e;
@@ -79,6 +82,7 @@ export function InboxCard({ api, item, onDecide, onRefused, onSettled }: Props) 
       {!item.detailVisible && (
         <p className="hint">You may decide this run but not read its details, so arguments are hidden.</p>
       )}
+      {pending && <ApprovalStatus pending={pending} />}
       {pending && <PendingCalls pending={pending} />}
       {!item.decidableHere ? (
         <p className="notice">{refusalMessage('PROCESS_RUN_DECIDED_IN_CHAT')}</p>

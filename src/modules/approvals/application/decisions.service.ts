@@ -22,6 +22,7 @@ import {
   RunsService,
   runAccess,
   staleTurn,
+  type ClaimedDecision,
   type DecisionOnRun,
   type RunView,
 } from '../../runs';
@@ -30,7 +31,8 @@ import type { DecisionView } from '../core/decision-view';
 import { decisionFingerprint } from '../core/fingerprint';
 import { DeciderGate } from './decider-gate';
 import { PROCESS_STOPPED_MESSAGE } from './recorded-decisions';
-import { DecisionRecords } from './decision-records';
+import { DecisionRecords, type DecisionEntry } from './decision-records';
+import { ApprovalQuorum } from './approval-quorum';
 
 export interface DecideCommand {
   readonly kind: DecisionKind;
@@ -53,6 +55,12 @@ export interface DecisionReceipt {
   readonly path: 'INLINE' | 'DURABLE';
 }
 
+/** A claim taken: the receipt, and (inline) what the continuation starts from after the commit. */
+interface Taken {
+  readonly receipt: DecisionReceipt;
+  readonly claimed: ClaimedDecision | null;
+}
+
 /**
  * approveRun, denyRun, submitRunInput: every check of docs/decisions.md in its order, before
  * anything executes; then ONE transaction in which the runs module claims the run (exactly one
@@ -70,6 +78,7 @@ export class DecisionsService {
     private readonly configurations: ConfigurationsService,
     private readonly gate: DeciderGate,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly quorum: ApprovalQuorum,
   ) {}
 
   /** Decides a waiting run; the receipt as soon as the claim committed. */
@@ -100,10 +109,20 @@ export class DecisionsService {
       const live = needsWorkerCount(command.path, this.config.decisionPath)
         ? await this.runDecisions.liveWorkers()
         : 0;
-      if (choosePath(command.path, this.config.decisionPath, live) === 'DURABLE') {
-        return await this.recordDurable(user, on, command, fingerprint);
-      }
-      return await this.claimInline(user, on, command, fingerprint, configuration);
+      const path = choosePath(command.path, this.config.decisionPath, live);
+      const entry = entryOf(on, command, fingerprint, path);
+      const take = () =>
+        path === 'DURABLE'
+          ? this.recordDurable(user, on, command, entry)
+          : this.claimInline(user, on, command, entry);
+      const required = command.kind === 'APPROVE' ? configuration.requiredApprovals : 1;
+      const taken =
+        required > 1 ? await this.quorum.vote(user, on, required, entry, take) : { completed: await take() };
+      if ('vote' in taken) return { decision: taken.vote, run, path };
+      const { receipt, claimed } = taken.completed;
+      // why: after the commit of the transaction around the claim (the vote's, where there is one).
+      if (claimed) this.runDecisions.continueClaimed(claimed, configuration);
+      return receipt;
     } catch (e) {
       // why: a racer that lost to a decision under its own idempotency key (at the claim, or
       // seeing the claim already done) gets the winner's receipt, not a refusal.
@@ -123,15 +142,15 @@ export class DecisionsService {
 
   /**
    * Checks 11-14 inline, in the claim's transaction: the claim (with the decided checkpoint),
-   * the decider gate, the chat's claim, the record, the decision's step; then the continuation.
+   * the decider gate, the chat's claim, the record, the decision's step. The caller starts the
+   * continuation once the transaction committed.
    */
   private async claimInline(
     user: AuthUser,
     on: DecisionOnRun,
     command: DecideCommand,
-    fingerprint: string,
-    configuration: ConfigurationView,
-  ): Promise<DecisionReceipt> {
+    entry: DecisionEntry,
+  ): Promise<Taken> {
     let decision: DecisionView | null = null;
     const claimed = await this.runDecisions.claim(on, async () => {
       // why: the gate is for what the decider makes happen; a denial executes nothing (the
@@ -142,10 +161,9 @@ export class DecisionsService {
           : new Refusal('APPROVER_NOT_PERMITTED', 'You may not perform every write this turn proposes');
       }
       await command.alongside?.();
-      decision = await this.records.write(user, on.run, entryOf(on, command, fingerprint, 'INLINE'));
+      decision = await this.records.write(user, on.run, entry);
     });
-    this.runDecisions.continueClaimed(claimed, configuration);
-    return { decision: decision!, run: claimed.run, path: 'INLINE' };
+    return { receipt: { decision: decision!, run: claimed.run, path: 'INLINE' }, claimed };
   }
 
   /**
@@ -157,14 +175,14 @@ export class DecisionsService {
     user: AuthUser,
     on: DecisionOnRun,
     command: DecideCommand,
-    fingerprint: string,
-  ): Promise<DecisionReceipt> {
+    entry: DecisionEntry,
+  ): Promise<Taken> {
     let decision: DecisionView | null = null;
     const run = await this.runDecisions.record(on, async () => {
       await command.alongside?.();
-      decision = await this.records.write(user, on.run, entryOf(on, command, fingerprint, 'DURABLE'));
+      decision = await this.records.write(user, on.run, entry);
     });
-    return { decision: decision!, run, path: 'DURABLE' };
+    return { receipt: { decision: decision!, run, path: 'DURABLE' }, claimed: null };
   }
 
   /** The first decision's receipt for a repeated idempotency key; IDEMPOTENCY_KEY_REUSED when it differs. */
@@ -205,6 +223,7 @@ export class DecisionsService {
           (run.status === 'RUNNING' || run.status === 'DECISION_RECORDED') &&
           run.turnDigest !== null &&
           digestsEqual(run.turnDigest, command.turnDigest),
+        expired: run.status === 'WAITING_FOR_APPROVAL' && (await this.runDecisions.deadlinePassed(run)),
       },
       configuration: {
         deleted: configuration.deletedAt !== null,
@@ -239,7 +258,12 @@ function checkInput(state: SuspendedState, values: unknown): void {
   }
 }
 
-function entryOf(on: DecisionOnRun, command: DecideCommand, fingerprint: string, path: 'INLINE' | 'DURABLE') {
+function entryOf(
+  on: DecisionOnRun,
+  command: DecideCommand,
+  fingerprint: string,
+  path: 'INLINE' | 'DURABLE',
+): DecisionEntry {
   return {
     id: on.decisionId,
     kind: command.kind,

@@ -100,7 +100,7 @@ export class RecordedDecisions {
     if (!turnDigest || !digestsEqual(turnDigest, decision.turnDigest)) return 'STALE_TURN';
     // why: a denial writes nothing, so only approvals and inputs meet the decider gate.
     if (decided.decision.kind === 'deny') return null;
-    const decider = await this.principals.load(decision.decidedBy);
+    const decider = decision.decidedBy === null ? null : await this.principals.load(decision.decidedBy);
     const pending = decided.state.pending as PendingTurn;
     if (!decider || !(await this.gate.permits(decider, pending))) {
       return pending.kind === 'INPUT' ? 'SUBMITTER_NOT_PERMITTED' : 'APPROVER_NOT_PERMITTED';

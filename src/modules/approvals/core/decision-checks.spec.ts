@@ -17,6 +17,7 @@ function passing(overrides: Partial<DecisionFacts> = {}): DecisionFacts {
       hasState: true,
       isProcessRun: false,
       claimedOnCallersTurn: false,
+      expired: false,
     },
     configuration: { deleted: false, isActive: true, requireSecondApprover: false },
     ...overrides,
@@ -183,6 +184,18 @@ describe('earlyChecks (checks 1-8 of 20-decisions.md)', () => {
         expect(hidden?.refusal.code).toBe('NOT_FOUND');
       },
     );
+
+    it('APPROVAL_EXPIRED after the deadline, for approvals and denials; after checks 1-3', () => {
+      const run = { ...passing().run, expired: true };
+      for (const kind of ['APPROVE', 'DENY'] as const) {
+        expect(earlyChecks(passing({ kind, run }))?.refusal.code).toBe('APPROVAL_EXPIRED');
+      }
+      expect(earlyChecks(passing({ mayDecide: false, run }))?.refusal.code).toBe('FORBIDDEN');
+      const settled = { ...run, status: 'FAILED' };
+      expect(earlyChecks(passing({ run: settled }))?.refusal.code).toBe('RUN_NOT_WAITING');
+      const process = { ...run, isProcessRun: true };
+      expect(earlyChecks(passing({ run: process }))?.refusal.code).toBe('APPROVAL_EXPIRED');
+    });
 
     it('input on an input pause passes', () => {
       expect(

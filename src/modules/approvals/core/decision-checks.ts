@@ -1,6 +1,8 @@
 import { Refusal } from '../../../common/refusal';
 
 export type DecisionKind = 'APPROVE' | 'DENY' | 'INPUT';
+/** What a decision record may say: a person's decision, or the expiry's (nobody decided in time). */
+export type RecordedKind = DecisionKind | 'EXPIRE';
 
 /** The facts checks 1 to 8 of docs/decisions.md look at, read before any claim. */
 export interface DecisionFacts {
@@ -19,6 +21,8 @@ export interface DecisionFacts {
      * RUNNING or DECISION_RECORDED and still carries that turn's digest.
      */
     readonly claimedOnCallersTurn: boolean;
+    /** The approval wait's deadline has passed (PostgreSQL's clock), swept or not. */
+    readonly expired: boolean;
   };
   readonly configuration: {
     readonly deleted: boolean;
@@ -37,7 +41,7 @@ const NEEDED_STATUS: Record<DecisionKind, string> = {
 };
 
 /**
- * Checks 1 to 8, in the design's order; the first that applies wins. Everything here refuses
+ * Checks 1 to 8 (with 3a, the deadline, after the state check), in the design's order; the first that applies wins. Everything here refuses
  * before anything is claimed; only check 7 (a process run meeting four-eyes) asks the caller
  * to fail the run, guarded on its waiting state. Check 3 answers ALREADY_RESUMING instead of
  * RUN_NOT_WAITING where another decision has just claimed the turn the caller decided (the
@@ -58,6 +62,10 @@ export function earlyChecks(f: DecisionFacts): EarlyVerdict {
         status: f.run.status,
       }),
     );
+  }
+  // why: right after the state check: the run still waits, but no longer for anyone's decision.
+  if (f.run.expired) {
+    return refuse(new Refusal('APPROVAL_EXPIRED', 'The deadline for this decision has passed'));
   }
   if (f.run.isProcessRun && (f.callerId !== f.run.ownerId || f.surface !== 'chat')) {
     return refuse(

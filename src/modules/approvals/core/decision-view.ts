@@ -4,7 +4,8 @@ export interface DecisionView {
   readonly runId: string;
   readonly turn: number;
   readonly kind: string;
-  readonly decidedBy: number;
+  /** Null for EXPIRE: nobody decided. */
+  readonly decidedBy: number | null;
   readonly denialReason: string | null;
   readonly turnDigest: string;
   readonly path: string;

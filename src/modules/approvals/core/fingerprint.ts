@@ -1,12 +1,12 @@
 import { sha256OfCanonical } from '../../../common/canonical-json';
-import type { DecisionKind } from './decision-checks';
+import type { RecordedKind } from './decision-checks';
 
 /**
  * What a decision decided, hashed: the same idempotency key with another fingerprint is a
  * different decision (IDEMPOTENCY_KEY_REUSED).
  */
 export function decisionFingerprint(d: {
-  kind: DecisionKind;
+  kind: RecordedKind;
   turnDigest: string;
   reason?: string | null;
   values?: unknown;

@@ -1,4 +1,5 @@
-import type { UserView } from '../../auth';
+import type { UserView, UsersService } from '../../auth';
+import type { RequestContext } from '../../../platform/auth/request-context';
 import { toUserModel } from '../../auth';
 import { RunStatusEnum } from '../../runs';
 import { toRunModel } from '../../runs';
@@ -14,18 +15,37 @@ import {
   InboxItemModel,
 } from './decision.model';
 
-export function toDecisionModel(d: DecisionView, decider: UserView): DecisionModel {
+export function toDecisionModel(d: DecisionView, decider: UserView | null): DecisionModel {
   return {
     id: d.id,
     turn: d.turn,
     kind: d.kind as DecisionKindEnum,
-    decidedBy: toUserModel(decider),
+    decidedBy: decider ? toUserModel(decider) : null,
     denialReason: (d.denialReason as DenialReasonEnum | null) ?? null,
     turnDigest: d.turnDigest,
     path: d.path as DecisionPathEnum,
     decidedAt: d.decidedAt,
     outcome: (d.outcome as RunStatusEnum | null) ?? null,
   };
+}
+
+/** Decisions with their deciders as the viewer may see them (none for EXPIRE). */
+export async function toDecisionModels(
+  users: UsersService,
+  ctx: RequestContext,
+  decisions: readonly DecisionView[],
+): Promise<DecisionModel[]> {
+  const ids = decisions.map((d) => d.decidedBy).filter((id): id is number => id !== null);
+  const deciders = await users.findByIds(ctx, [...new Set(ids)]);
+  return decisions.map((d) => {
+    if (d.decidedBy === null) return toDecisionModel(d, null);
+    const decider = deciders.get(d.decidedBy);
+    if (!decider) throw new Error(`decider ${d.decidedBy} vanished`);
+    // why: a user's groups are shown to admins and the user only (as Run.owner's are), so a
+    // client cache holds one User per id whichever field it came through.
+    const groups = ctx.viewer.isAdmin || decider.id === ctx.viewer.id;
+    return toDecisionModel(d, groups ? decider : { ...decider, groups: [] });
+  });
 }
 
 /** An inbox entry for its viewer; `change` only on inboxChanged events. */

@@ -9,8 +9,12 @@ export enum DecisionKindEnum {
   APPROVE = 'APPROVE',
   DENY = 'DENY',
   INPUT = 'INPUT',
+  EXPIRE = 'EXPIRE',
 }
-registerEnumType(DecisionKindEnum, { name: 'DecisionKind' });
+registerEnumType(DecisionKindEnum, {
+  name: 'DecisionKind',
+  valuesMap: { EXPIRE: { description: 'The deadline passed and nobody decided (decidedBy is null).' } },
+});
 
 export enum DenialReasonEnum {
   VARIANT = 'VARIANT',
@@ -29,7 +33,7 @@ export class DecisionModel {
   @Field(() => ID) id: string;
   @Field(() => Int) turn: number;
   @Field(() => DecisionKindEnum) kind: DecisionKindEnum;
-  @Field(() => UserModel) decidedBy: UserModel;
+  @Field(() => UserModel, { nullable: true, description: 'Null for EXPIRE.' }) decidedBy: UserModel | null;
   @Field(() => DenialReasonEnum, { nullable: true }) denialReason: DenialReasonEnum | null;
   @Field() turnDigest: string;
   @Field(() => DecisionPathEnum) path: DecisionPathEnum;

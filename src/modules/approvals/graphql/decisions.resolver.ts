@@ -7,7 +7,7 @@ import { rowOf, RunModel, toRunModel } from '../../runs';
 import { DecideCommand, DecisionReceipt, DecisionsService } from '../application/decisions.service';
 import { InboxService } from '../application/inbox.service';
 import type { DecisionView } from '../core/decision-view';
-import { toDecisionModel, toInboxItemModel } from './decision.mapper';
+import { toDecisionModels, toInboxItemModel } from './decision.mapper';
 import {
   ApproveRunInput,
   DecisionModel,
@@ -89,14 +89,6 @@ export class DecisionsResolver {
   }
 
   private async toModels(ctx: RequestContext, decisions: readonly DecisionView[]): Promise<DecisionModel[]> {
-    const deciders = await this.users.findByIds(ctx, [...new Set(decisions.map((d) => d.decidedBy))]);
-    return decisions.map((d) => {
-      const decider = deciders.get(d.decidedBy);
-      if (!decider) throw new Error(`decider ${d.decidedBy} vanished`);
-      // why: a user's groups are shown to admins and the user only (as Run.owner's are), so a
-      // client cache holds one User per id whichever field it came through.
-      const groups = ctx.viewer.isAdmin || decider.id === ctx.viewer.id;
-      return toDecisionModel(d, groups ? decider : { ...decider, groups: [] });
-    });
+    return toDecisionModels(this.users, ctx, decisions);
   }
 }

@@ -1,6 +1,6 @@
-import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index, JoinColumn, ManyToOne } from 'typeorm';
 import { UserEntity } from '../../auth/persistence/user.entity';
-import { RunEntity } from '../../runs/persistence/run.entity';
+import { TurnRecord } from './turn-record';
 
 /**
  * The audit record of a decision that passed the claim: who (the authenticated user), what,
@@ -13,26 +13,14 @@ import { RunEntity } from '../../runs/persistence/run.entity';
   unique: true,
   where: '"idempotency_key" IS NOT NULL',
 })
-export class DecisionEntity {
-  @PrimaryColumn({ type: 'uuid' })
-  id: string;
-
-  @Column({ name: 'run_id', type: 'uuid' })
-  runId: string;
-
-  @ManyToOne(() => RunEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'run_id' })
-  run?: RunEntity;
-
-  @Column({ type: 'int' })
-  turn: number;
-
-  /** APPROVE, DENY, INPUT */
+export class DecisionEntity extends TurnRecord {
+  /** APPROVE, DENY, INPUT, EXPIRE */
   @Column({ type: 'varchar', length: 16 })
   kind: string;
 
-  @Column({ name: 'decided_by', type: 'int' })
-  decidedBy: number;
+  /** Null for EXPIRE: the deadline passed and nobody decided. */
+  @Column({ name: 'decided_by', type: 'int', nullable: true })
+  decidedBy: number | null;
 
   @ManyToOne(() => UserEntity, { onDelete: 'RESTRICT' })
   @JoinColumn({ name: 'decided_by' })

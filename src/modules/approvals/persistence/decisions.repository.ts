@@ -19,13 +19,16 @@ export class DecisionsRepository {
     });
   }
 
+  /** Stores a decision; one with an `outcome` (an expiry that failed the run) is settled at once. */
   async insert(
     decision: Omit<DecisionEntity, 'decidedAt' | 'outcome' | 'settledAt' | 'handedBackCode'>,
+    outcome: string | null = null,
   ): Promise<DecisionEntity> {
     const rows: DecisionEntity[] = await this.m().query(
-      `INSERT INTO decision (id, run_id, turn, kind, decided_by, denial_reason, turn_digest, path, idempotency_key, fingerprint)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-       RETURNING decided_at`,
+      `INSERT INTO decision (id, run_id, turn, kind, decided_by, denial_reason, turn_digest, path, idempotency_key,
+         fingerprint, outcome, settled_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, CASE WHEN $11::varchar IS NULL THEN NULL ELSE now() END)
+       RETURNING decided_at, settled_at`,
       [
         decision.id,
         decision.runId,
@@ -37,10 +40,17 @@ export class DecisionsRepository {
         decision.path,
         decision.idempotencyKey,
         decision.fingerprint,
+        outcome,
       ],
     );
-    const decidedAt = (rows[0] as unknown as { decided_at: Date }).decided_at;
-    return { ...decision, decidedAt, outcome: null, settledAt: null, handedBackCode: null };
+    const row = rows[0] as unknown as { decided_at: Date; settled_at: Date | null };
+    return {
+      ...decision,
+      decidedAt: row.decided_at,
+      outcome,
+      settledAt: row.settled_at,
+      handedBackCode: null,
+    };
   }
 
   /** The open decision of a run (no outcome, not handed back; at most one): the newest such. */

@@ -5,7 +5,7 @@ import { RequestContext } from '../../../platform/auth/request-context';
 import { TransactionRunner, Tx } from '../../../platform/database/transaction-runner';
 import { parseSerialId } from '../../../common/ids';
 import { badInput, forbidden } from '../../../common/refusal';
-import { ConfigurationView, PrivacyLevel, TaskView } from '../core/configuration';
+import { ConfigurationView, PrivacyLevel, TaskView, type ApprovalTimeoutAction } from '../core/configuration';
 import { clampMaxIterations, DEFAULT_MAX_ITERATIONS } from '../core/max-iterations.policy';
 import { validateProviderOptions } from '../core/provider-options.policy';
 import { ConfigurationsRepository } from '../persistence/configurations.repository';
@@ -21,6 +21,9 @@ export interface ConfigurationUpsert {
   readonly systemPrompt?: string | null;
   readonly isActive?: boolean | null;
   readonly requireSecondApprover?: boolean | null;
+  readonly approvalTimeoutSeconds?: number | null;
+  readonly onApprovalTimeout?: ApprovalTimeoutAction | null;
+  readonly requiredApprovals?: number | null;
   readonly maxIterations?: number | null;
   readonly privacyLevel?: PrivacyLevel | null;
   readonly allowedGroupIds?: readonly string[] | null;
@@ -88,6 +91,9 @@ export class ConfigurationsAdminService {
           systemPrompt: input.systemPrompt ?? '',
           isActive: input.isActive ?? true,
           requireSecondApprover: input.requireSecondApprover ?? false,
+          approvalTimeoutSeconds: input.approvalTimeoutSeconds ?? null,
+          onApprovalTimeout: input.onApprovalTimeout ?? 'DENY',
+          requiredApprovals: input.requiredApprovals ?? 1,
           maxIterations,
           privacyLevel: input.privacyLevel ?? 'METADATA',
           allowedGroupIds: groupIds,

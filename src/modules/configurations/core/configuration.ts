@@ -14,6 +14,10 @@ export interface TokenCaps {
   readonly maxTokensPerUserPerDay: number | null;
 }
 
+/** What happens to a run whose approval deadline passed. */
+export const APPROVAL_TIMEOUT_ACTIONS = ['DENY', 'FAIL'] as const;
+export type ApprovalTimeoutAction = (typeof APPROVAL_TIMEOUT_ACTIONS)[number];
+
 /** An agent configuration as the rest of the system sees it. */
 export interface ConfigurationView extends TokenCaps {
   readonly id: number;
@@ -26,6 +30,12 @@ export interface ConfigurationView extends TokenCaps {
   readonly systemPrompt: string;
   readonly isActive: boolean;
   readonly requireSecondApprover: boolean;
+  /** How long a run may wait for an approval (seconds); null: no deadline (docs/decisions.md). */
+  readonly approvalTimeoutSeconds: number | null;
+  /** What a passed deadline does: continue as denied (EXPIRED) or fail the run. */
+  readonly onApprovalTimeout: ApprovalTimeoutAction;
+  /** Distinct approvers a turn needs (1: a single approval decides). */
+  readonly requiredApprovals: number;
   /** Already clamped to the ceiling when stored; clamp again at run start if the ceiling fell. */
   readonly maxIterations: number;
   readonly privacyLevel: PrivacyLevel;

@@ -14,8 +14,12 @@ import {
 } from 'class-validator';
 import { IDENTIFIER_PATTERN } from '../../skills';
 import { GraphQLJSON } from '../../../platform/graphql/scalars';
-import { PrivacyLevelEnum } from './configuration.model';
+import { ApprovalTimeoutActionEnum, PrivacyLevelEnum } from './configuration.model';
 
+/** The longest decision deadline a configuration may set: 30 days. */
+const MAX_APPROVAL_TIMEOUT_SECONDS = 30 * 24 * 3600;
+/** The largest quorum a configuration may ask for. */
+const MAX_REQUIRED_APPROVALS = 10;
 const IDENTIFIER_MESSAGE = '$property must match /^[a-z0-9][a-z0-9._-]{0,99}$/';
 /** At most this many ids or identifiers in one list. */
 const MAX_LIST = 100;
@@ -64,6 +68,32 @@ export class ConfigurationInput {
   @IsOptional()
   @IsBoolean()
   requireSecondApprover?: boolean | null;
+
+  @Field(() => Int, {
+    nullable: true,
+    description: 'How long a run may wait for an approval, in seconds (1 to 30 days); null: no deadline.',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_APPROVAL_TIMEOUT_SECONDS)
+  approvalTimeoutSeconds?: number | null;
+
+  @Field(() => ApprovalTimeoutActionEnum, { nullable: true, defaultValue: ApprovalTimeoutActionEnum.DENY })
+  @IsOptional()
+  @IsEnum(ApprovalTimeoutActionEnum)
+  onApprovalTimeout?: ApprovalTimeoutActionEnum | null;
+
+  @Field(() => Int, {
+    nullable: true,
+    defaultValue: 1,
+    description: 'Distinct approvers each approval turn needs (1 to 10).',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_REQUIRED_APPROVALS)
+  requiredApprovals?: number | null;
 
   @Field(() => Int, { nullable: true, defaultValue: 5 })
   @IsOptional()

@@ -10,6 +10,16 @@ export enum PrivacyLevelEnum {
 }
 registerEnumType(PrivacyLevelEnum, { name: 'PrivacyLevel' });
 
+export enum ApprovalTimeoutActionEnum {
+  DENY = 'DENY',
+  FAIL = 'FAIL',
+}
+registerEnumType(ApprovalTimeoutActionEnum, {
+  name: 'ApprovalTimeoutAction',
+  description:
+    'What happens to a run whose decision deadline passed: continue as denied (reason EXPIRED), or fail.',
+});
+
 @ObjectType('Configuration')
 export class ConfigurationModel {
   @Field(() => ID) id: string;
@@ -17,6 +27,10 @@ export class ConfigurationModel {
   @Field() name: string;
   @Field() isActive: boolean;
   @Field() requireSecondApprover: boolean;
+  @Field(() => Int, { nullable: true, description: 'Null: no deadline.' })
+  approvalTimeoutSeconds: number | null;
+  @Field(() => ApprovalTimeoutActionEnum) onApprovalTimeout: ApprovalTimeoutActionEnum;
+  @Field(() => Int) requiredApprovals: number;
   @Field(() => Int) maxIterations: number;
   @Field(() => PrivacyLevelEnum) privacyLevel: PrivacyLevelEnum;
   @Field() provider: string;
@@ -58,6 +72,9 @@ export function toConfigurationModel(c: ConfigurationView): ConfigurationModel {
     name: c.name,
     isActive: c.isActive,
     requireSecondApprover: c.requireSecondApprover,
+    approvalTimeoutSeconds: c.approvalTimeoutSeconds,
+    onApprovalTimeout: c.onApprovalTimeout as ApprovalTimeoutActionEnum,
+    requiredApprovals: c.requiredApprovals,
     maxIterations: c.maxIterations,
     privacyLevel: PRIVACY[c.privacyLevel],
     provider: c.provider,

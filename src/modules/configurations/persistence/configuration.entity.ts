@@ -39,6 +39,16 @@ export class ConfigurationEntity {
   @Column({ name: 'require_second_approver', type: 'boolean', default: false })
   requireSecondApprover: boolean;
 
+  @Column({ name: 'approval_timeout_seconds', type: 'int', nullable: true })
+  approvalTimeoutSeconds: number | null;
+
+  /** DENY, FAIL */
+  @Column({ name: 'on_approval_timeout', type: 'varchar', length: 8, default: 'DENY' })
+  onApprovalTimeout: string;
+
+  @Column({ name: 'required_approvals', type: 'int', default: 1 })
+  requiredApprovals: number;
+
   @Column({ name: 'max_iterations', type: 'int', default: 5 })
   maxIterations: number;
 

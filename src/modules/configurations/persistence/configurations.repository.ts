@@ -3,7 +3,13 @@ import { DataSource, EntityManager, In, IsNull } from 'typeorm';
 import { managerOf } from '../../../platform/database/transaction-runner';
 import { GroupEntity } from '../../auth/persistence/group.entity';
 import { SkillEntity } from '../../skills/persistence/skill.entity';
-import { ConfigurationView, isPrivacyLevel, PrivacyLevel, TokenCaps } from '../core/configuration';
+import {
+  ConfigurationView,
+  isPrivacyLevel,
+  PrivacyLevel,
+  TokenCaps,
+  type ApprovalTimeoutAction,
+} from '../core/configuration';
 import { ConfigurationEntity } from './configuration.entity';
 import { TaskEntity } from './task.entity';
 
@@ -17,6 +23,9 @@ export interface ConfigurationWrite {
   readonly systemPrompt: string;
   readonly isActive: boolean;
   readonly requireSecondApprover: boolean;
+  readonly approvalTimeoutSeconds: number | null;
+  readonly onApprovalTimeout: ApprovalTimeoutAction;
+  readonly requiredApprovals: number;
   readonly maxIterations: number;
   readonly privacyLevel: PrivacyLevel;
   readonly allowedGroupIds: readonly number[];
@@ -53,6 +62,9 @@ export function toConfigurationRow(e: ConfigurationEntity): ConfigurationRow {
     systemPrompt: e.systemPrompt,
     isActive: e.isActive,
     requireSecondApprover: e.requireSecondApprover,
+    approvalTimeoutSeconds: e.approvalTimeoutSeconds,
+    onApprovalTimeout: e.onApprovalTimeout === 'FAIL' ? 'FAIL' : 'DENY',
+    requiredApprovals: e.requiredApprovals,
     maxIterations: e.maxIterations,
     // why: the column is free text; anything unexpected is treated as the default level.
     privacyLevel: isPrivacyLevel(e.privacyLevel) ? e.privacyLevel : 'METADATA',
@@ -117,14 +129,18 @@ export class ConfigurationsRepository {
   async upsert(c: ConfigurationWrite, manager: EntityManager): Promise<number> {
     const rows: Array<{ id: number }> = await manager.query(
       `INSERT INTO configuration (identifier, name, provider, model, provider_options, system_prompt, is_active,
-         require_second_approver, max_iterations, privacy_level, allowed_group_ids)
-       VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10, $11::int[])
+         require_second_approver, max_iterations, privacy_level, allowed_group_ids,
+         approval_timeout_seconds, on_approval_timeout, required_approvals)
+       VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10, $11::int[], $12, $13, $14)
        ON CONFLICT (identifier) DO UPDATE SET name = EXCLUDED.name, provider = EXCLUDED.provider,
          model = EXCLUDED.model, provider_options = EXCLUDED.provider_options,
          system_prompt = EXCLUDED.system_prompt, is_active = EXCLUDED.is_active,
          require_second_approver = EXCLUDED.require_second_approver,
          max_iterations = EXCLUDED.max_iterations, privacy_level = EXCLUDED.privacy_level,
-         allowed_group_ids = EXCLUDED.allowed_group_ids, deleted_at = NULL, updated_at = now()
+         allowed_group_ids = EXCLUDED.allowed_group_ids,
+         approval_timeout_seconds = EXCLUDED.approval_timeout_seconds,
+         on_approval_timeout = EXCLUDED.on_approval_timeout, required_approvals = EXCLUDED.required_approvals,
+         deleted_at = NULL, updated_at = now()
        RETURNING id`,
       [
         c.identifier,
@@ -138,6 +154,9 @@ export class ConfigurationsRepository {
         c.maxIterations,
         c.privacyLevel,
         [...c.allowedGroupIds],
+        c.approvalTimeoutSeconds,
+        c.onApprovalTimeout,
+        c.requiredApprovals,
       ],
     );
     return idOf(rows, 'configuration');

@@ -40,7 +40,39 @@ export class ConversationSync implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.settlements.register({ onRunSettled: (e) => this.onRunSettled(e) });
+    this.settlements.register({
+      onRunSettled: (e) => this.onRunSettled(e),
+      onApprovalExpired: (runId) => this.onApprovalExpired(runId),
+    });
+  }
+
+  /**
+   * The proposal the conversation shows lapsed: it moves on (the run continues as denied, or
+   * fails right after, which settles the conversation as usual) with a notice saying why.
+   */
+  async onApprovalExpired(runId: string): Promise<void> {
+    const conversation = await this.repository.findByActiveRun(runId);
+    if (conversation?.status !== 'AWAITING_APPROVAL') return;
+    await this.transactions.run(async (tx) => {
+      const moved = await this.repository.transition(
+        conversation.id,
+        ['AWAITING_APPROVAL'],
+        { status: 'PROCESSING', deciding: false },
+        runId,
+      );
+      if (!moved) return;
+      const messages = await this.repository.insertMessages([
+        {
+          conversationId: conversation.id,
+          role: 'NOTICE',
+          text: '',
+          notice: 'APPROVAL_EXPIRED',
+          noticeArgs: {},
+          runId,
+        },
+      ]);
+      tx.afterCommit(() => this.events.changed(moved, messages));
+    });
   }
 
   async onRunSettled(event: RunSettled): Promise<void> {

@@ -12,6 +12,7 @@ export const NOTICES = [
   'PROPOSAL_WITHDRAWN',
   'TURN_LOST',
   'TURN_WAITING',
+  'APPROVAL_EXPIRED',
 ] as const;
 export type Notice = (typeof NOTICES)[number];
 
@@ -111,6 +112,11 @@ const TEXTS: Record<Notice, Texts> = {
   TURN_LOST: {
     en: () => 'This turn stopped without an answer. Please send your message again.',
     de: () => 'Dieser Schritt endete ohne Antwort. Bitte senden Sie Ihre Nachricht erneut.',
+  },
+  APPROVAL_EXPIRED: {
+    en: () => 'Nobody decided on this proposal before its deadline: it lapsed and nothing was changed.',
+    de: () =>
+      'Über diesen Vorschlag wurde vor Ablauf der Frist nicht entschieden: Er ist verfallen, nichts wurde geändert.',
   },
   TURN_WAITING: {
     en: () => 'All assistants are busy: your message waits and will be answered as soon as one is free.',

@@ -66,7 +66,7 @@ export class DecidedRuns {
   async carryOut(
     claim: ClaimedRun,
     decided: DecidedCheckpoint,
-    deciderId: number,
+    deciderId: number | null,
     configuration: ConfigurationView,
     stepRecorded: boolean,
   ): Promise<void> {

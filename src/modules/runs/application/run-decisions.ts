@@ -35,10 +35,12 @@ export interface DecisionOnRun {
   readonly turnDigest: string;
   /** What the model is told (who decided, and how). */
   readonly decision: Decision;
-  /** Who decided: the user id recorded in the decision step. */
-  readonly deciderId: number;
+  /** Who decided: the user id recorded in the decision step; null for the expiry. */
+  readonly deciderId: number | null;
   /** The id the decision record will have (sealed into the checkpoint with the claim). */
   readonly decisionId: string;
+  /** The expiry claims in nobody's name, and only once the deadline has passed. */
+  readonly expiry?: boolean;
 }
 
 /**
@@ -116,11 +118,12 @@ export class RunDecisions {
           turn: run.turn,
           turnDigest: on.turnDigest,
           checkpoint,
+          expiry: on.expiry,
         },
         lease,
         this.config.runLeaseSeconds,
       );
-      if (!claimed) throw await this.lostClaim(tx, on);
+      if (!claimed) throw await this.lostClaim(on);
       await policy(tx);
       const step = decisionStep(decision, state, on.deciderId);
       const sequence = await this.repository.appendStep(lease, step, this.config.runLeaseSeconds);
@@ -167,8 +170,9 @@ export class RunDecisions {
         turn: run.turn,
         turnDigest: on.turnDigest,
         checkpoint,
+        expiry: on.expiry,
       });
-      if (!recorded) throw await this.lostClaim(tx, on);
+      if (!recorded) throw await this.lostClaim(on);
       await policy(tx);
       tx.afterCommit(() => this.metrics.decisionTaken(decision.kind, 'durable'));
       tx.afterCommit(async () => {
@@ -181,16 +185,37 @@ export class RunDecisions {
   }
 
   /**
-   * Why a claim changed no row: the run still waits on the same turn, so the digest the
-   * decider saw is not the turn's (STALE_TURN); otherwise another decision (or a cancel) took
-   * it first (ALREADY_RESUMING).
+   * Locks the run while it waits for approval on the decider's turn and digest, before its
+   * deadline, until the caller's transaction ends (a quorum's votes queue here); the refusal
+   * a claim would get where it no longer waits so.
    */
-  private async lostClaim(tx: Tx, on: DecisionOnRun): Promise<Refusal> {
+  async lockTurn(on: Pick<DecisionOnRun, 'run' | 'turnDigest'>): Promise<void> {
+    if (await this.claims.lockWaitingTurn(on.run.id, on.run.turn, on.turnDigest)) return;
+    throw await this.lostClaim(on);
+  }
+
+  /** Whether the run's approval deadline has passed (PostgreSQL's clock, never this process's). */
+  async deadlinePassed(run: RunView): Promise<boolean> {
+    return run.expiresAt !== null && (await this.claims.deadlinePassed(run.id));
+  }
+
+  /** The approval wait overdue longest, locked (SKIP LOCKED) until the caller's transaction ends. */
+  async lockDueExpiry(): Promise<RunView | null> {
+    return this.claims.lockDueExpiry();
+  }
+
+  /**
+   * Why a claim changed no row: the run still waits on the same turn, so the digest the
+   * decider saw is not the turn's (STALE_TURN), or its deadline passed (APPROVAL_EXPIRED);
+   * otherwise another decision, the expiry or a cancel took it first (ALREADY_RESUMING).
+   */
+  private async lostClaim(on: Pick<DecisionOnRun, 'run' | 'turnDigest'>): Promise<Refusal> {
     const now = await this.reads.findById(on.run.id);
     const sameTurn = now !== null && now.status === on.run.status && now.turn === on.run.turn;
     if (sameTurn && (!now.turnDigest || !digestsEqual(now.turnDigest, on.turnDigest))) {
       return staleTurn(now.turn);
     }
+    if (sameTurn && (await this.deadlinePassed(now))) return approvalExpired();
     return new Refusal('ALREADY_RESUMING', 'Another decision on this run was taken first');
   }
 
@@ -198,6 +223,11 @@ export class RunDecisions {
     await this.events.inboxChanged(run.id);
     await this.events.step(run.id, { ...step, sequence, at: new Date().toISOString() }, 'RUNNING', run.turn);
   }
+}
+
+/** The refusal for a decision that arrives after the turn's deadline. */
+export function approvalExpired(): Refusal {
+  return new Refusal('APPROVAL_EXPIRED', 'The deadline for this decision has passed');
 }
 
 /** The refusal for a digest that is not the waiting turn's. */

@@ -22,6 +22,11 @@ export interface RunSettled {
  */
 export interface RunSettlementListener {
   onRunSettled(event: RunSettled): Promise<void>;
+  /**
+   * The run's approval deadline passed and the expiry is settling it (continued as denied, or
+   * failed), inside the expiry's transaction, before the run moves on.
+   */
+  onApprovalExpired?(runId: string): Promise<void>;
 }
 
 /**
@@ -55,6 +60,11 @@ export class RunSettlements {
   /** Inside the settle's transaction, for a run a decision continued. */
   async keepDecision(event: RunSettled): Promise<void> {
     await this.bookkeeper?.settled(event);
+  }
+
+  /** Inside the expiry's transaction, for a run whose approval deadline passed. */
+  async expired(runId: string): Promise<void> {
+    for (const listener of this.listeners) await listener.onApprovalExpired?.(runId);
   }
 
   /** Inside the settle's transaction, for every run that settled. */

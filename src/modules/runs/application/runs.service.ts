@@ -82,7 +82,12 @@ export interface QueuedTurn {
 
 /** The pending turn of a waiting run as a viewer may see it. */
 export interface PendingView extends PendingTurn {
+  readonly runId: string;
   readonly waitingSince: Date;
+  /** The decision deadline (approval waits whose configuration sets one). */
+  readonly expiresAt: Date | null;
+  /** Distinct approvals the turn needs: the configuration's quorum for approvals, else 1. */
+  readonly approvalsRequired: number;
   /** False: the arguments are withheld (the viewer may decide but not read the run). */
   readonly detailVisible: boolean;
 }
@@ -344,10 +349,17 @@ export class RunsService {
       [...pages.values()].filter((a) => mayShowPage(viewer, a.page)).map((a) => a.page.id),
     );
     const detailVisible = runAccess(viewer, run).detail;
+    const approval = pending.kind === 'APPROVAL';
+    const approvalsRequired = approval
+      ? (await this.configurations.getById(run.configurationId)).requiredApprovals
+      : 1;
     return {
       ...pending,
+      runId: run.id,
       calls: callsForViewer(pending.calls, { detail: detailVisible, showablePageIds }),
       waitingSince: run.waitingSince ?? run.updatedAt,
+      expiresAt: approval ? run.expiresAt : null,
+      approvalsRequired,
       detailVisible,
     };
   }

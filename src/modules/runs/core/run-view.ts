@@ -22,6 +22,8 @@ export interface RunView {
   readonly turn: number;
   readonly turnDigest: string | null;
   readonly waitingSince: Date | null;
+  /** The deadline of the approval it waits for (docs/decisions.md, "Deadlines"); null: none. */
+  readonly expiresAt: Date | null;
   readonly claimedBy: string | null;
   readonly leaseToken: string | null;
   readonly leaseExpiresAt: Date | null;

@@ -42,7 +42,7 @@ export function toRunEventModel(event: TraceEvent): RunEventModel {
       outcome: null,
       finalContent: null,
       error: null,
-      pending: toPending(event.pending, event.waitingSince),
+      pending: toPending(event.runId, event.pending, event.waitingSince),
     };
   }
   return {
@@ -52,11 +52,19 @@ export function toRunEventModel(event: TraceEvent): RunEventModel {
     outcome: event.outcome as RunOutcomeEnum,
     finalContent: event.finalContent ?? null,
     error: event.error ?? null,
-    pending: toPending(event.pending ?? null, event.waitingSince ?? null),
+    pending: toPending(event.runId, event.pending ?? null, event.waitingSince ?? null),
   };
 }
 
-function toPending(p: PendingTurn | null, waitingSince: string | null): RunEventModel['pending'] {
+/**
+ * The turn as the runtime paused it. why: the trace does not carry the configuration's deadline
+ * and quorum (`Run.pending` does), so they read as none here.
+ */
+function toPending(
+  runId: string,
+  p: PendingTurn | null,
+  waitingSince: string | null,
+): RunEventModel['pending'] {
   return p
     ? {
         kind: p.kind as PauseKindEnum,
@@ -71,6 +79,9 @@ function toPending(p: PendingTurn | null, waitingSince: string | null): RunEvent
             }
           : null,
         waitingSince: new Date(waitingSince ?? Date.now()),
+        expiresAt: null,
+        approvalsRequired: 1,
+        runId,
       }
     : null;
 }

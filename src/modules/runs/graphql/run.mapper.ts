@@ -75,6 +75,9 @@ export function toPendingModel(pending: PendingView): PendingTurnModel {
         }
       : null,
     waitingSince: pending.waitingSince,
+    expiresAt: pending.expiresAt,
+    approvalsRequired: pending.approvalsRequired,
+    runId: pending.runId,
   };
 }
 

@@ -83,6 +83,17 @@ export class PendingTurnModel {
   @Field(() => [PendingToolCallModel]) calls: PendingToolCallModel[];
   @Field(() => InputRequestModel, { nullable: true }) inputRequest: InputRequestModel | null;
   @Field(() => Date) waitingSince: Date;
+  @Field(() => Date, {
+    nullable: true,
+    description: "The decision deadline, where the run's configuration sets one (approval turns).",
+  })
+  expiresAt: Date | null;
+  @Field(() => Int, {
+    description: 'Distinct approvals this turn needs (1 unless the configuration asks for a quorum).',
+  })
+  approvalsRequired: number;
+  /** The run it belongs to, for the approvals module's `approvals` field (not exposed). */
+  runId: string;
 }
 
 @ObjectType('RunStep')

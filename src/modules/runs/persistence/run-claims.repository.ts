@@ -3,7 +3,14 @@ import { DataSource, EntityManager } from 'typeorm';
 import { managerOf } from '../../../platform/database/transaction-runner';
 import type { RunView } from '../core/run-view';
 import { RunEntity } from './run.entity';
-import { affectsOne, returnedRows, type ClaimedRun, type DecisionClaimWrite, type Lease } from './run-rows';
+import {
+  affectsOne,
+  deadlineGuard,
+  returnedRows,
+  type ClaimedRun,
+  type DecisionClaimWrite,
+  type Lease,
+} from './run-rows';
 
 /**
  * The claims that move a run into the hands of one decider or process, each one conditional
@@ -30,7 +37,7 @@ export class RunClaimsRepository {
       this.m(),
       `UPDATE run SET status = 'RUNNING', had_decision = true, checkpoint = $5, claimed_by = $6, lease_token = $7,
               lease_expires_at = now() + make_interval(secs => $8), waiting_since = NULL, hand_back = NULL
-        WHERE id = $1 AND status = $2 AND turn = $3 AND turn_digest = $4`,
+        WHERE id = $1 AND status = $2 AND turn = $3 AND turn_digest = $4 AND ${deadlineGuard(claim)}`,
       [
         claim.runId,
         claim.from,
@@ -53,9 +60,46 @@ export class RunClaimsRepository {
       this.m(),
       `UPDATE run SET status = 'DECISION_RECORDED', had_decision = true, checkpoint = $5, recorded_at = now(),
               hand_back = NULL, waiting_since = NULL
-        WHERE id = $1 AND status = $2 AND turn = $3 AND turn_digest = $4`,
+        WHERE id = $1 AND status = $2 AND turn = $3 AND turn_digest = $4 AND ${deadlineGuard(claim)}`,
       [claim.runId, claim.from, claim.turn, claim.turnDigest, claim.checkpoint],
     );
+  }
+
+  /**
+   * Locks a run waiting for approval on this turn and digest, before its deadline, until the
+   * transaction ends: the votes of a quorum queue here one after another, so each counts the
+   * votes before it and exactly one completes the quorum. False: it no longer waits so.
+   */
+  async lockWaitingTurn(runId: string, turn: number, turnDigest: string): Promise<boolean> {
+    const rows = returnedRows(
+      await this.m().query(
+        `SELECT id FROM run WHERE id = $1 AND status = 'WAITING_FOR_APPROVAL' AND turn = $2 AND turn_digest = $3
+            AND (expires_at IS NULL OR expires_at > now()) FOR UPDATE`,
+        [runId, turn, turnDigest],
+      ),
+    );
+    return rows.length === 1;
+  }
+
+  /**
+   * The approval wait whose deadline passed longest ago, locked until the transaction ends;
+   * SKIP LOCKED, so every instance sweeping takes another run and a decision holding the row
+   * is not waited for (it wins, or its claim fails on the deadline). Null: none is due.
+   */
+  async lockDueExpiry(): Promise<RunView | null> {
+    const result: unknown = await this.m().query(
+      `SELECT * FROM run WHERE status = 'WAITING_FOR_APPROVAL' AND expires_at <= now()
+        ORDER BY expires_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`,
+    );
+    return this.runsOf(result)[0] ?? null;
+  }
+
+  /** Whether the deadline of a run's approval wait has passed, by PostgreSQL's clock. */
+  async deadlinePassed(runId: string): Promise<boolean> {
+    const rows = returnedRows<{ passed: boolean }>(
+      await this.m().query(`SELECT expires_at <= now() AS passed FROM run WHERE id = $1`, [runId]),
+    );
+    return rows[0]?.passed === true;
   }
 
   /**
@@ -135,12 +179,18 @@ export class RunClaimsRepository {
 
   /** Claimed rows (RETURNING r.*) as runs with the lease each was claimed under; no read back. */
   private claimsOf(result: unknown, claimedBy: string): ClaimedRun[] {
+    return this.runsOf(result).map((run) => ({
+      lease: { runId: run.id, token: run.leaseToken!, claimedBy },
+      run,
+    }));
+  }
+
+  /** Raw run rows (SELECT * / RETURNING r.*) as runs. */
+  private runsOf(result: unknown): RunView[] {
     const columns = this.dataSource.getMetadata(RunEntity).columns;
-    return returnedRows<Record<string, unknown>>(result).map((raw) => {
-      const run = Object.fromEntries(
-        columns.map((c) => [c.propertyName, raw[c.databaseName]]),
-      ) as unknown as RunView;
-      return { lease: { runId: run.id, token: run.leaseToken!, claimedBy }, run };
-    });
+    return returnedRows<Record<string, unknown>>(result).map(
+      (raw) =>
+        Object.fromEntries(columns.map((c) => [c.propertyName, raw[c.databaseName]])) as unknown as RunView,
+    );
   }
 }

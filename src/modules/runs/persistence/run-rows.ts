@@ -57,6 +57,13 @@ export interface DecisionClaimWrite {
   readonly turnDigest: string;
   /** The sealed `decided` checkpoint the claim stores. */
   readonly checkpoint: string;
+  /** True for the expiry's claim (the deadline must have passed); a decision needs it ahead. */
+  readonly expiry?: boolean;
+}
+
+/** The deadline guard of a decision's claim, and of the expiry's (its mirror image). */
+export function deadlineGuard(claim: { readonly expiry?: boolean }): string {
+  return claim.expiry ? 'expires_at <= now()' : '(expires_at IS NULL OR expires_at > now())';
 }
 
 export interface StoredStep {

@@ -31,6 +31,10 @@ const FINISHED_PREDICATE = "status IN ('COMPLETED', 'FAILED', 'CANCELLED')";
 // The retention sweep's order: finished runs by when they finished.
 @Index('run_finished_idx', ['finishedAt'], { where: FINISHED_PREDICATE })
 @Index('run_steps_kept_idx', ['finishedAt'], { where: `${FINISHED_PREDICATE} AND steps_removed_at IS NULL` })
+// The expiry sweep's order: approval waits with a deadline, soonest first.
+@Index('run_expiry_idx', ['expiresAt'], {
+  where: "status = 'WAITING_FOR_APPROVAL' AND expires_at IS NOT NULL",
+})
 @Index('run_owner_unfinished_idx', ['ownerId'], {
   where: "status NOT IN ('COMPLETED', 'FAILED', 'CANCELLED')",
 })
@@ -97,6 +101,10 @@ export class RunEntity {
 
   @Column({ name: 'waiting_since', type: 'timestamptz', nullable: true })
   waitingSince: Date | null;
+
+  /** The decision deadline of the approval the run waits for (its configuration's timeout). */
+  @Column({ name: 'expires_at', type: 'timestamptz', nullable: true })
+  expiresAt: Date | null;
 
   @Column({ name: 'claimed_by', type: 'varchar', length: 200, nullable: true })
   claimedBy: string | null;

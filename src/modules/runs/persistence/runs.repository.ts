@@ -167,11 +167,16 @@ export class RunsRepository {
     );
   }
 
-  /** RUNNING -> WAITING_*: state written, claim and lease cleared. */
+  /**
+   * RUNNING -> WAITING_*: state written, claim and lease cleared. An approval wait gets its
+   * deadline from the configuration's timeout, timed by PostgreSQL (null: no deadline).
+   */
   async suspend(lease: Lease, write: SuspendWrite): Promise<SettledRow | null> {
     return settledRow(
       this.m(),
       `UPDATE run SET status = $3, checkpoint = $4, turn = $5, turn_digest = $6, waiting_since = now(),
+              expires_at = CASE WHEN $3::varchar = 'WAITING_FOR_APPROVAL' THEN (SELECT now() + make_interval(secs => c.approval_timeout_seconds)
+                FROM configuration c WHERE c.id = run.configuration_id) END,
               iterations = $7, prompt_tokens = $8, completion_tokens = $9, pending_effect = NULL, ${CLEAR_LEASE}
         WHERE id = $1 AND lease_token = $2 AND status = 'RUNNING'
         ${SETTLED_ROW}`,

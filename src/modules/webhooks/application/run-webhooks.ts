@@ -6,6 +6,7 @@ import { PrincipalsService } from '../../auth';
 import { callsForViewer, RunSettlements, RunsService, type RunSettled } from '../../runs';
 import {
   decisionRecordedData,
+  runExpiredData,
   runLink,
   runSettledData,
   runWaitingData,
@@ -51,6 +52,15 @@ export class RunWebhooks implements OnModuleInit {
   }
 
   async onDecisionRecorded({ decision }: RecordedDecision): Promise<void> {
+    // why: an expiry is recorded as a decision of kind EXPIRE, but nobody decided: its own event.
+    if (decision.kind === 'EXPIRE') {
+      await this.outbox.record({
+        type: 'run.expired',
+        runId: decision.runId,
+        data: () => Promise.resolve(runExpiredData(decision)),
+      });
+      return;
+    }
     await this.outbox.record({
       type: 'decision.recorded',
       runId: decision.runId,

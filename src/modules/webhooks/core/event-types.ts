@@ -1,10 +1,14 @@
 /**
  * The events an endpoint may subscribe to, by their wire name (the payload's `type`). A new
- * event (the deadline's `run.expired`, say) is one more name here, its GraphQL enum value in
- * graphql/webhook.model.ts, and one `WebhookOutbox.record` call inside the transaction that
- * makes the change it reports.
+ * event is one more name here, its GraphQL enum value in graphql/webhook.model.ts, and one
+ * `WebhookOutbox.record` call inside the transaction that makes the change it reports.
  */
-export const WEBHOOK_EVENT_TYPES = ['run.waiting', 'decision.recorded', 'run.settled'] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  'run.waiting',
+  'decision.recorded',
+  'run.settled',
+  'run.expired',
+] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

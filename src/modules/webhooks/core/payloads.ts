@@ -69,9 +69,22 @@ export function decisionRecordedData(
     turn: d.turn,
     kind: d.kind,
     denialReason: d.denialReason,
-    decidedBy: String(d.decidedBy),
+    decidedBy: d.decidedBy === null ? null : String(d.decidedBy),
     path: d.path,
     decidedAt: new Date(d.decidedAt).toISOString(),
+  };
+}
+
+/** `run.expired`: the approval deadline of a run's turn passed without a decision. */
+export function runExpiredData(
+  d: Pick<DecisionView, 'id' | 'runId' | 'turn' | 'path' | 'decidedAt'>,
+): Record<string, unknown> {
+  return {
+    runId: d.runId,
+    decisionId: d.id,
+    turn: d.turn,
+    path: d.path,
+    expiredAt: new Date(d.decidedAt).toISOString(),
   };
 }
 

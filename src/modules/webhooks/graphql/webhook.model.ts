@@ -24,6 +24,7 @@ registerEnumType(WebhookEventTypeEnum, {
     RUN_WAITING: { description: '`run.waiting`: a run stopped for an approval or an input.' },
     DECISION_RECORDED: { description: '`decision.recorded`: someone approved, denied or answered a run.' },
     RUN_SETTLED: { description: '`run.settled`: a run completed, failed or was cancelled.' },
+    RUN_EXPIRED: { description: "`run.expired`: nobody decided a run's approval by its deadline." },
   },
 });
 

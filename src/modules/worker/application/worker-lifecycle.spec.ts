@@ -6,6 +6,7 @@ import type { QueuedRunPicker } from './queued-run-picker';
 import type { ReaperService } from './reaper.service';
 import type { WorkerHeartbeat } from './worker-heartbeat';
 import type { RetentionSweep } from './retention-sweep';
+import type { ExpirySweep } from './expiry-sweep';
 import { WorkerLifecycle, type WorkerProcessKind } from './worker-lifecycle';
 import type { WebhookDeliveryLoop } from './webhook-delivery-loop';
 import type { WorkListener } from './work-listener';
@@ -38,6 +39,7 @@ function setup(workerEnabled: boolean, kind: WorkerProcessKind | null = null) {
     part('picker') as unknown as QueuedRunPicker,
     part('reaper') as unknown as ReaperService,
     part('retention') as unknown as RetentionSweep,
+    part('expiry') as unknown as ExpirySweep,
     part('reconciler') as unknown as DecisionReconciler,
     part('listener') as unknown as WorkListener,
     part('webhooks') as unknown as WebhookDeliveryLoop,
@@ -61,6 +63,7 @@ describe('WorkerLifecycle', () => {
       'reaper.start',
       'retention.start',
       'webhooks.start',
+      'expiry.start',
     ]);
     expect(wakes).toEqual(['picker', 'picker']);
   });
@@ -82,9 +85,9 @@ describe('WorkerLifecycle', () => {
     expect(setup(true).lifecycle.processName).toBe(`api:${hostname()}:${process.pid}`);
   });
 
-  it('with WORKER_ENABLED=false runs only the reconcile: no heartbeat, no pickup, no reaper', async () => {
+  it('with WORKER_ENABLED=false runs only the reconcile and the expiry sweep: no heartbeat, no pickup, no reaper', async () => {
     const { lifecycle, log } = setup(false);
     await lifecycle.onApplicationBootstrap();
-    expect(log).toEqual(['reconciler.start']);
+    expect(log).toEqual(['reconciler.start', 'expiry.start']);
   });
 });

@@ -15,6 +15,7 @@ import { DecisionReconciler } from './decision-reconciler';
 import { QueuedRunPicker } from './queued-run-picker';
 import { ReaperService } from './reaper.service';
 import { RetentionSweep } from './retention-sweep';
+import { ExpirySweep } from './expiry-sweep';
 import { WorkerHeartbeat } from './worker-heartbeat';
 import { WebhookDeliveryLoop } from './webhook-delivery-loop';
 import { WorkListener } from './work-listener';
@@ -27,8 +28,9 @@ export const WORKER_PROCESS_KIND = Symbol('WORKER_PROCESS_KIND');
 /**
  * Starts and stops the worker of this process in a safe order. With WORKER_ENABLED (the
  * default): the heartbeat row first (this process is a live worker), then the wake-ups (the
- * event bus, PostgreSQL LISTEN), the pickup, the reaper, the retention sweep and the webhook deliveries. With WORKER_ENABLED=false (an
- * API-only instance): only the reconcile of overdue recorded decisions. On shutdown it stops
+ * event bus, PostgreSQL LISTEN), the pickup, the reaper, the retention sweep and the webhook
+ * deliveries. With WORKER_ENABLED=false (an API-only instance): only the reconcile of overdue
+ * recorded decisions. The expiry sweep of approval deadlines runs in both. On shutdown it stops
  * claiming, then deletes the heartbeat; the segments still executing end afterwards in
  * RunExecutor's shutdown hook (Nest runs every `beforeApplicationShutdown` before any
  * `onApplicationShutdown`).
@@ -44,6 +46,7 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
     private readonly picker: QueuedRunPicker,
     private readonly reaper: ReaperService,
     private readonly retention: RetentionSweep,
+    private readonly expiry: ExpirySweep,
     private readonly reconciler: DecisionReconciler,
     private readonly listener: WorkListener,
     private readonly webhooks: WebhookDeliveryLoop,
@@ -57,6 +60,8 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
   async onApplicationBootstrap(): Promise<void> {
     if (!this.config.workerEnabled) {
       this.reconciler.start();
+      // why: every instance sweeps deadlines, so a deployment without workers still settles them.
+      this.expiry.start();
       return;
     }
     await this.heartbeat.start(this.processName);
@@ -73,6 +78,7 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
     this.reaper.start();
     this.retention.start();
     this.webhooks.start();
+    this.expiry.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -82,6 +88,7 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
       this.picker.stop(),
       this.reaper.stop(),
       this.retention.stop(),
+      this.expiry.stop(),
       this.reconciler.stop(),
       this.listener.stop(),
       this.webhooks.stop(),
