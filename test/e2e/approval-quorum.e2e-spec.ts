@@ -139,7 +139,10 @@ function quorumSuite(path: 'inline' | 'durable') {
             Array.from({ length: 64 }, (_, i) => decide(t, 'approve', voters[i % 4]!, { runId, turnDigest })),
           );
           const codes = results.filter((r) => r.errors).map((r) => errorCode(r));
-          expect(codes.filter((c) => c !== 'ALREADY_VOTED' && c !== 'ALREADY_RESUMING')).toEqual([]);
+          // why: a vote that arrives once the continuation has finished finds the run no longer
+          // waiting (inline, the continuation can end before the last of the 64 arrive).
+          const late = ['ALREADY_VOTED', 'ALREADY_RESUMING', 'RUN_NOT_WAITING'];
+          expect(codes.filter((c) => !late.includes(String(c)))).toEqual([]);
           const continued = results.filter(
             (r) => !r.errors && receiptOf(r).run.status !== 'WAITING_FOR_APPROVAL',
           );
