@@ -5,7 +5,7 @@ describe('webhook commands', () => {
     expect(parseCli(['webhook', 'add', '--url', 'https://hooks.example.com/x', '--events', 'all'])).toEqual({
       kind: 'webhook-add',
       url: 'https://hooks.example.com/x',
-      events: ['run.waiting', 'decision.recorded', 'run.settled'],
+      events: ['run.waiting', 'decision.recorded', 'run.settled', 'run.expired'],
       enabled: true,
       description: null,
     });

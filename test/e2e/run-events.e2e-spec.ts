@@ -118,4 +118,45 @@ describe('runEvents across pauses', () => {
     expect(kinds.filter((k) => k !== 'STEP')).toEqual(['TERMINAL']);
     expect(trace.events.at(-1)!.runEvents.outcome).toBe('CANCELLED');
   });
+
+  it("a pause carries the turn's deadline and quorum, live and when opened on a waiting run", async () => {
+    const quorum = await upsertConfiguration(t, {
+      identifier: 'trace-deadline-quorum',
+      providerOptions: {
+        rounds: [
+          { delayMs: 500, toolCalls: [{ name: 'pages_update', arguments: { seoTitle: 'Quorum title' } }] },
+          { text: 'Done.' },
+        ],
+      },
+      approvalTimeoutSeconds: 3600,
+      requiredApprovals: 2,
+    });
+    const run = await startRun(t, 'alice', { configurationId: quorum, prompt: 'Title', subjectPageId: page });
+    const PENDING = `${RUN_EVENTS.replace('pending { kind turn turnDigest }', 'pending { kind expiresAt approvalsRequired }')}`;
+    type Paused = {
+      runEvents: { kind: string; pending: { expiresAt: string | null; approvalsRequired: number } | null };
+    };
+    const live = collect<Paused>(t.ws('admin'), PENDING, { runId: run.id });
+    expect(await waitForRest(t, run.id)).toBe('WAITING_FOR_APPROVAL');
+    await until(() => live.events.some((e) => e.runEvents.kind === 'WAITING'), 10_000, 'the live WAITING');
+    const opened = collect<Paused>(t.ws('admin'), PENDING, { runId: run.id });
+    await until(
+      () => opened.events.some((e) => e.runEvents.kind === 'WAITING'),
+      10_000,
+      'the WAITING on opening',
+    );
+    live.unsubscribe();
+    opened.unsubscribe();
+    const res = await t.gql<{ run: { pending: { expiresAt: string } } }>(
+      `query($id: ID!) { run(id: $id) { pending { expiresAt } } }`,
+      { id: run.id },
+    );
+    const expiresAt = new Date(res.data!.run.pending.expiresAt).getTime();
+    expect(expiresAt).toBeGreaterThan(Date.now() + 3_000_000);
+    for (const stream of [live, opened]) {
+      const waiting = stream.events.find((e) => e.runEvents.kind === 'WAITING')!.runEvents.pending!;
+      expect(waiting.approvalsRequired).toBe(2);
+      expect(new Date(waiting.expiresAt!).getTime()).toBe(expiresAt);
+    }
+  });
 });

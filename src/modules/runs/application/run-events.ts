@@ -44,6 +44,9 @@ export type TraceEvent =
       readonly runId: string;
       readonly pending: PendingTurn | null;
       readonly waitingSince: string | null;
+      /** The approval's deadline (ISO) and quorum, where the configuration sets them. */
+      readonly expiresAt?: string | null;
+      readonly approvalsRequired?: number;
     }
   | {
       readonly type: 'TERMINAL';
@@ -52,6 +55,8 @@ export type TraceEvent =
       readonly finalContent?: string | null;
       readonly pending?: PendingTurn | null;
       readonly waitingSince?: string | null;
+      readonly expiresAt?: string | null;
+      readonly approvalsRequired?: number;
       readonly error?: string | null;
     };
 

@@ -156,7 +156,7 @@ export class RunSettler {
     row: SettledRow,
     movesInbox: boolean,
   ): Promise<void> {
-    await this.events.settled(terminalOf(event.runId, s), {
+    await this.events.settled(terminalOf(event.runId, s, row), {
       stepCount: row.stepCount,
       status: event.status,
       turn: row.turn,
@@ -180,7 +180,11 @@ function settledEvent(runId: string, s: Settlement): RunSettled {
   }
 }
 
-function terminalOf(runId: string, s: Settlement): Extract<TraceEvent, { type: 'TERMINAL' }> {
+function terminalOf(
+  runId: string,
+  s: Settlement,
+  row: SettledRow,
+): Extract<TraceEvent, { type: 'TERMINAL' }> {
   switch (s.kind) {
     case 'COMPLETED':
       return { type: 'TERMINAL', runId, outcome: 'DONE', finalContent: s.answer };
@@ -194,6 +198,8 @@ function terminalOf(runId: string, s: Settlement): Extract<TraceEvent, { type: '
         outcome: s.status === 'WAITING_FOR_APPROVAL' ? 'AWAITING_APPROVAL' : 'AWAITING_INPUT',
         pending: s.pending,
         waitingSince: new Date().toISOString(),
+        expiresAt: row.expiresAt ? new Date(row.expiresAt).toISOString() : null,
+        approvalsRequired: row.approvalsRequired ?? 1,
       };
     case 'CANCELLED':
       return { type: 'TERMINAL', runId, outcome: 'CANCELLED' };

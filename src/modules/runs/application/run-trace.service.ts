@@ -8,6 +8,7 @@ import { subscriptionStream, StreamControl } from '../../../platform/pubsub/subs
 import { forbidden, notFound } from '../../../common/refusal';
 import { parseUuid } from '../../../common/ids';
 import { TokensService } from '../../auth';
+import { ConfigurationsService } from '../../configurations';
 import { isTerminal, isWaiting } from '../core/run-status';
 import {} from '../persistence/runs.repository';
 import type { RunView } from '../core/run-view';
@@ -32,6 +33,7 @@ export class RunTraceService {
     private readonly authenticator: Authenticator,
     private readonly vault: StateVault,
     private readonly tokens: TokensService,
+    private readonly configurations: ConfigurationsService,
   ) {}
 
   async open(
@@ -62,7 +64,7 @@ export class RunTraceService {
         const run = await this.reads.findById(id);
         if (run && (isTerminal(run.status) || isWaiting(run.status))) {
           last = await this.replay(id, last, control);
-          if (isWaiting(run.status)) return announcePause(this.waitingOf(run), control);
+          if (isWaiting(run.status)) return announcePause(await this.waitingOf(run), control);
           control.emit(this.terminalOf(run));
           control.end();
         }
@@ -111,12 +113,17 @@ export class RunTraceService {
   }
 
   /** The WAITING event of a run that waits for a decision. */
-  private waitingOf(run: RunView): Waiting {
+  private async waitingOf(run: RunView): Promise<Waiting> {
+    const approval = run.status === 'WAITING_FOR_APPROVAL';
     return {
       type: 'WAITING',
       runId: run.id,
       pending: this.pendingOf(run),
       waitingSince: (run.waitingSince ?? run.updatedAt).toISOString(),
+      expiresAt: approval && run.expiresAt ? run.expiresAt.toISOString() : null,
+      approvalsRequired: approval
+        ? (await this.configurations.getById(run.configurationId)).requiredApprovals
+        : 1,
     };
   }
 
@@ -152,5 +159,7 @@ function pauseOf(event: Terminal): Waiting | null {
     runId: event.runId,
     pending: event.pending ?? null,
     waitingSince: event.waitingSince ?? null,
+    expiresAt: event.expiresAt ?? null,
+    approvalsRequired: event.approvalsRequired ?? 1,
   };
 }

@@ -42,7 +42,7 @@ export function toRunEventModel(event: TraceEvent): RunEventModel {
       outcome: null,
       finalContent: null,
       error: null,
-      pending: toPending(event.runId, event.pending, event.waitingSince),
+      pending: toPending(event.runId, event.pending, event),
     };
   }
   return {
@@ -52,18 +52,15 @@ export function toRunEventModel(event: TraceEvent): RunEventModel {
     outcome: event.outcome as RunOutcomeEnum,
     finalContent: event.finalContent ?? null,
     error: event.error ?? null,
-    pending: toPending(event.runId, event.pending ?? null, event.waitingSince ?? null),
+    pending: toPending(event.runId, event.pending ?? null, event),
   };
 }
 
-/**
- * The turn as the runtime paused it. why: the trace does not carry the configuration's deadline
- * and quorum (`Run.pending` does), so they read as none here.
- */
+/** The turn as the runtime paused it, with the deadline and quorum the pause announced. */
 function toPending(
   runId: string,
   p: PendingTurn | null,
-  waitingSince: string | null,
+  pause: { waitingSince?: string | null; expiresAt?: string | null; approvalsRequired?: number },
 ): RunEventModel['pending'] {
   return p
     ? {
@@ -78,9 +75,9 @@ function toPending(
               schema: p.inputRequest.schema,
             }
           : null,
-        waitingSince: new Date(waitingSince ?? Date.now()),
-        expiresAt: null,
-        approvalsRequired: 1,
+        waitingSince: new Date(pause.waitingSince ?? Date.now()),
+        expiresAt: pause.expiresAt ? new Date(pause.expiresAt) : null,
+        approvalsRequired: pause.approvalsRequired ?? 1,
         runId,
       }
     : null;

@@ -75,7 +75,11 @@ export interface StoredStep {
 
 export const CLEAR_LEASE = 'claimed_by = NULL, lease_token = NULL, lease_expires_at = NULL';
 /** What a settling UPDATE hands back, so nobody reads the row again to announce it. */
-export const SETTLED_ROW = 'RETURNING step_count, turn, had_decision';
+// why: a pause's trace event carries the turn's deadline and quorum; the configuration's quorum
+// is read in the same statement, and only for a run that starts waiting for an approval.
+export const SETTLED_ROW = `RETURNING step_count, turn, had_decision, expires_at,
+  CASE WHEN status = 'WAITING_FOR_APPROVAL'
+    THEN (SELECT c.required_approvals FROM configuration c WHERE c.id = configuration_id) END AS required_approvals`;
 
 /** A run as a settling write left it. */
 export interface SettledRow {
@@ -83,6 +87,9 @@ export interface SettledRow {
   readonly turn: number;
   /** Whether a decision ever continued the run (only then can one be waiting for its outcome). */
   readonly hadDecision: boolean;
+  /** A run that starts waiting for an approval: its deadline (null: none) and its quorum. */
+  readonly expiresAt?: Date | null;
+  readonly approvalsRequired?: number;
 }
 
 /** A run a worker claimed, with the lease it now executes it under. */
@@ -118,9 +125,21 @@ export async function settledRow(
   sql: string,
   params: unknown[],
 ): Promise<SettledRow | null> {
-  const rows = returnedRows<{ step_count: number; turn: number; had_decision: boolean }>(
-    await manager.query(sql, params),
-  );
+  const rows = returnedRows<{
+    step_count: number;
+    turn: number;
+    had_decision: boolean;
+    expires_at: Date | null;
+    required_approvals: number | null;
+  }>(await manager.query(sql, params));
   const row = rows.length === 1 ? rows[0]! : null;
-  return row && { stepCount: row.step_count, turn: row.turn, hadDecision: row.had_decision };
+  return (
+    row && {
+      stepCount: row.step_count,
+      turn: row.turn,
+      hadDecision: row.had_decision,
+      expiresAt: row.expires_at,
+      approvalsRequired: row.required_approvals ?? 1,
+    }
+  );
 }
