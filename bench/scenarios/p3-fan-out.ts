@@ -1,14 +1,14 @@
 // P3 (docs/benchmarks.md): fan-out. One run's steps to K subscribers, half admins on
 // runEvents and half bob (AGENT_APPROVE grant, no detail) on runProgress, K graphql-ws
-// connections from this process; beside it, a raw `ws` broadcast of the same bytes to the same
-// number of sockets. Checks: every subscriber got every step, no content in count-only frames.
+// connections held by the subscriber host (a process of its own, as remote clients are);
+// beside it, a raw `ws` broadcast of the same bytes to the same number of sockets there. Checks: every subscriber got every step, no content in count-only frames.
 import { EventEmitter } from 'node:events';
 import { withBenchDatabase } from '../support/database';
 import { describeEnvironment, type BenchOptions } from '../support/env';
-import { BroadcastRig, type BroadcastResult } from '../support/raw-ws';
+import { HostedBroadcastRig, type BroadcastResult } from '../support/raw-ws';
 import { checkAll, type Check, type Figure } from '../support/report';
 import { quantile, ratio, summarize } from '../support/stats';
-import { closeAll, openConnections } from '../support/ws-subscriber';
+import { SubscriberHost } from '../support/subscriber-host';
 import { mintTokens } from '../support/demo';
 import type { Scenario, ScenarioOutcome } from '../scenario';
 import { measureFanout, prepareRig, releaseRig, ROUNDS, type FanoutSample, type Rig } from './p3-measure';
@@ -86,42 +86,45 @@ const label = (r: { k: number; tokens: Tokens }): string =>
 async function measureK(rig: Rig, step: Step): Promise<KResult> {
   const { k, reps } = step;
   const tokenOf = await tokensFor(rig, step);
-  const started = Date.now();
-  const connections = await openConnections(rig.app.wsUrl, k, tokenOf);
-  const connectMs = Date.now() - started;
-  const app: FanoutSample[] = [];
-  let rssMb = 0;
+  const host = await SubscriberHost.start();
   try {
-    await measureFanout(rig, connections.slice(0, Math.min(k, 20)), 0); // warm-up
+    const connectMs = await host.open(
+      rig.app.wsUrl,
+      Array.from({ length: k }, (_, i) => tokenOf(i)),
+    );
+    const app: FanoutSample[] = [];
+    let rssMb = 0;
+    await measureFanout(rig, host, Math.min(k, 20), 0); // warm-up
     for (let rep = 1; rep <= reps; rep++) {
       const t = Date.now();
-      app.push(await measureFanout(rig, connections, rep));
+      app.push(await measureFanout(rig, host, k, rep));
       rssMb = Math.max(rssMb, process.memoryUsage().rss / 2 ** 20);
       process.stdout.write(
         `  ${label(step)}: repetition ${rep}/${reps} done (${((Date.now() - t) / 1000).toFixed(1)} s)\n`,
       );
     }
-  } finally {
-    await closeAll(connections);
-  }
-  // why: app and raw sockets are not held open together: at K = 5,000 both would need about
-  // 20,000 descriptors in this one process (client and server end of each), the hard limit here.
-  const raw: RawSample[] = [];
-  const rig2 = await BroadcastRig.open(k);
-  try {
-    for (const s of app) {
-      const frames = s.sample.trace.map((t, i) => [t, s.sample.progress[i] ?? t]);
-      raw.push({
-        k,
-        rep: s.rep,
-        burst: await rig2.broadcast(frames, 'burst'),
-        stepwise: await rig2.broadcast(frames, 'stepwise'),
-      });
+    await host.closeAll();
+    // why: app and raw sockets are not held open together (at K = 5,000 that would be 20,000
+    // descriptors, client and server end of each).
+    const raw: RawSample[] = [];
+    const rig2 = await HostedBroadcastRig.open(host, k);
+    try {
+      for (const s of app) {
+        const frames = s.sample.trace.map((t, i) => [t, s.sample.progress[i] ?? t]);
+        raw.push({
+          k,
+          rep: s.rep,
+          burst: await rig2.broadcast(frames, 'burst'),
+          stepwise: await rig2.broadcast(frames, 'stepwise'),
+        });
+      }
+    } finally {
+      await rig2.close();
     }
+    return { k, tokens: step.tokens, app, raw, connectMs, rssMb };
   } finally {
-    await rig2.close();
+    await host.stop();
   }
-  return { k, tokens: step.tokens, app, raw, connectMs, rssMb };
 }
 
 function figuresFor(r: KResult): Figure[] {
@@ -201,15 +204,15 @@ function details(plan: Plan, all: KResult[]) {
     note: "EventEmitter.defaultMaxListeners is lifted during P3: the app's in-memory PubSub warns (MaxListenersExceededWarning) once a run has more than 10 subscribers in one process",
     method: {
       subscribers:
-        'one graphql-ws connection per subscriber (no multiplexing), even indexes admin on runEvents(afterSequence = step before the first live one), odd indexes bob on runProgress; all in the bench process beside the app',
+        "one graphql-ws connection per subscriber (no multiplexing), even indexes admin on runEvents(afterSequence = step before the first live one), odd indexes bob on runProgress; all in the subscriber host, a child process of the bench (support/subscriber-host.ts), so the app does not read its own clients' frames",
       run: `bench-p3-fanout (privacy FULL): pages_update (approval), ${ROUNDS} pages_read rounds, a final answer with the sentinel; approved on the durable path and carried out by RecordedDecisions.pickUp once every subscription had its first frame`,
       publish:
         "each event's publish stamped by a listener on the app's EventBus (in-memory PubSub, synchronous), performance.now()",
       delivery:
-        'performance.now() when the frame comes off the client socket; latency = arrival - publish of its event',
+        'when the frame comes off the client socket in the subscriber host (performance.timeOrigin + performance.now(), mapped onto the bench clock by the IPC round trip with the shortest time); latency = arrival - publish of its event',
       rate: 'live deliveries / (last arrival - first publish)',
       baseline:
-        'ws server + K client sockets in this process; socket i gets the admin frame (even) or the progress frame (odd) of each event; clients JSON.parse every frame; burst = back to back (capacity: the rate baseline), stepwise = the next event once the previous reached every socket (the fan-out latency of one event: the p99 baseline)',
+        'ws server in the bench process, K client sockets in the subscriber host; socket i gets the admin frame (even) or the progress frame (odd) of each event; clients JSON.parse every frame; burst = back to back (capacity: the rate baseline), stepwise = the next event once the previous reached every socket (the fan-out latency of one event: the p99 baseline)',
     },
     perK: all.map((r) => ({
       k: r.k,

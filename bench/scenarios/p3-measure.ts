@@ -1,8 +1,8 @@
-// P3's measurements: one run's steps fanned out to K graphql-ws subscribers in this process
-// (half admins on runEvents, half bob on runProgress), every frame stamped on arrival against
-// the app's own publish of its event; and the raw `ws` broadcast of the same bytes beside it.
+// P3's measurements: one run's steps fanned out to K graphql-ws subscribers held by the
+// subscriber host, a process of their own (half admins on runEvents, half bob on runProgress),
+// every frame stamped on arrival against the app's own publish of its event; and the raw `ws`
+// broadcast of the same bytes beside it.
 import { randomBytes } from 'node:crypto';
-import { performance } from 'node:perf_hooks';
 import type { Client } from 'pg';
 import { RecordedDecisions } from '../../src/modules/approvals';
 import { RunExecutor } from '../../src/modules/runs';
@@ -14,21 +14,18 @@ import { demoIds } from '../support/demo';
 import {
   END,
   fanoutFigures,
-  newLog,
   stepKey,
   streamProblems,
   type Audience,
   type EventKey,
   type FanoutFigures,
-  type SubscriberLog,
 } from '../support/fanout';
 import { upsertScriptedConfiguration } from '../support/fixtures';
 import type { GraphQLClient } from '../support/graphql';
 import { rawClient } from '../support/pg';
 import { QueryCounter, type QueryCount } from '../support/query-counter';
 import { readRun, stepLog, stepLogProblems } from '../support/runs';
-import { sleep } from '../support/stats';
-import type { GqlWsConnection, WsMessage, WsSubscription } from '../support/ws-subscriber';
+import type { Samples, SubscriberHost } from '../support/subscriber-host';
 
 /** Quick read rounds after the approval: ~3 steps each (REQUEST, LLM, TOOL). */
 export const ROUNDS = 10;
@@ -118,58 +115,6 @@ async function recordedRun(rig: Rig): Promise<{ runId: string; stepCount: number
   }
 }
 
-/** The six fields of RunProgressEvent: a count-only frame may carry nothing else. */
-const PROGRESS_FIELDS = 'keepAlive,kind,runId,status,stepCount,turn';
-
-interface TraceFrame {
-  kind: 'STEP' | 'TERMINAL' | 'TEXT_DELTA' | 'WAITING';
-  step: { sequence: number } | null;
-  outcome: string | null;
-}
-interface ProgressFrame {
-  kind: 'PROGRESS' | 'SETTLED';
-  stepCount: number;
-  status: string;
-  keepAlive: boolean;
-}
-
-/** Keeps the raw frames of one subscriber per audience: the baseline sends the same bytes. */
-interface Sample {
-  trace: string[];
-  progress: string[];
-}
-
-function handler(log: SubscriberLog, sentinel: string, sample: string[] | null) {
-  return (raw: string, message: WsMessage, at: number): void => {
-    const data = (message.payload as { data?: Record<string, unknown> } | undefined)?.data ?? {};
-    const hasSentinel = raw.includes(sentinel);
-    if (hasSentinel) log.sentinelFrames++;
-    let key: EventKey;
-    if (log.audience === 'progress') {
-      const f = data.runProgress as ProgressFrame;
-      if (hasSentinel || Object.keys(f).sort().join(',') !== PROGRESS_FIELDS) log.leaks++;
-      if (f.keepAlive) {
-        log.keepAlives++;
-        return;
-      }
-      key = f.kind === 'SETTLED' ? END : stepKey(f.stepCount);
-      if (f.kind === 'SETTLED') log.end = f.status;
-    } else {
-      const f = data.runEvents as TraceFrame;
-      // why: the trace also carries TEXT_DELTA and WAITING frames; P3 times the steps and the end.
-      if (f.kind !== 'STEP' && f.kind !== 'TERMINAL') return;
-      key = f.kind === 'TERMINAL' ? END : stepKey(f.step!.sequence);
-      if (f.kind === 'TERMINAL') log.end = f.outcome === 'DONE' ? 'COMPLETED' : f.outcome;
-    }
-    if (log.first === null) {
-      log.first = key;
-      return;
-    }
-    log.live.push({ key, at });
-    sample?.push(raw);
-  };
-}
-
 /** One repetition at one K. */
 export interface FanoutSample {
   readonly k: number;
@@ -183,51 +128,10 @@ export interface FanoutSample {
   readonly leaks: number;
   readonly sentinelInTrace: number;
   readonly runProblems: string[];
-  readonly sample: Sample;
+  readonly sample: Samples;
   readonly subscribeMs: number;
   readonly queries: QueryCount;
   readonly keepAlives: number;
-}
-
-/** Subscriptions started at once; the next batch once each of these had its first frame. */
-const SUBSCRIBE_BATCH = 250;
-
-/**
- * Subscribes every connection (even: admin runEvents, odd: bob runProgress) in batches and
- * waits for each one's first frame (snapshot or replayed step): the fan-out is measured, not
- * a subscribe storm. A subscription that fails is kept, with its error, for the checks.
- */
-async function subscribeAll(
-  rig: Rig,
-  connections: readonly GqlWsConnection[],
-  runId: string,
-  fromStep: number,
-  sample: Sample,
-): Promise<{ logs: SubscriberLog[]; subs: WsSubscription[] }> {
-  const logs: SubscriberLog[] = [];
-  const subs: WsSubscription[] = [];
-  for (let from = 0; from < connections.length; from += SUBSCRIBE_BATCH) {
-    const batch = connections.slice(from, from + SUBSCRIBE_BATCH).map((c, j) => {
-      const i = from + j;
-      const audience: Audience = i % 2 === 0 ? 'trace' : 'progress';
-      const log = newLog(audience);
-      const onFrame = handler(log, rig.sentinel, i < 2 ? sample[audience] : null);
-      const sub =
-        audience === 'trace'
-          ? c.subscribe(RUN_EVENTS, { runId, afterSequence: fromStep - 1 }, onFrame)
-          : c.subscribe(RUN_PROGRESS, { runId }, onFrame);
-      sub.done.then(() => log.errors.push(...sub.errors)).catch(() => undefined);
-      logs.push(log);
-      subs.push(sub);
-      return { log, sub };
-    });
-    const deadline = Date.now() + 60_000;
-    while (batch.some((b) => b.log.first === null && !b.sub.ended()) && Date.now() < deadline) await sleep(5);
-  }
-  if (logs.every((l) => l.first === null)) {
-    throw new Error(`no subscription started: ${JSON.stringify(subs[0]?.errors ?? null)}`);
-  }
-  return { logs, subs };
 }
 
 function publishTimes(tap: BusTap): Record<Audience, Map<EventKey, number>> {
@@ -244,52 +148,42 @@ function publishTimes(tap: BusTap): Record<Audience, Map<EventKey, number>> {
   return { trace, progress };
 }
 
-/** How long without any frame or publish before a repetition counts as stalled. */
+/** How long without any frame before a repetition counts as stalled (a run left behind). */
 const STALL_MS = 60_000;
 
 /**
- * Waits until every stream ended, or nothing moved (no frame arrived, nothing was published)
- * for STALL_MS: a run left behind (e.g. its carrying-out failed) must not hold the bench.
- */
-async function untilEndedOrStalled(
-  logs: SubscriberLog[],
-  subs: WsSubscription[],
-  tap: BusTap,
-): Promise<void> {
-  const activity = (): number =>
-    logs.reduce((n, l) => n + l.live.length, 0) + tap.trace.length + tap.progress.length;
-  let seen = activity();
-  let since = Date.now();
-  while (subs.some((s) => !s.ended())) {
-    await sleep(50);
-    const now = activity();
-    if (now !== seen) {
-      seen = now;
-      since = Date.now();
-    } else if (Date.now() - since > STALL_MS) return;
-  }
-}
-
-/**
- * One repetition: a recorded run, every connection subscribed, then the decision carried out
- * in this process while the bus tap stamps each publish; waits until every stream ended.
+ * One repetition: a recorded run, the first `k` connections of the subscriber host subscribed,
+ * then the decision carried out in this process while the bus tap stamps each publish; waits
+ * until every stream ended.
  */
 export async function measureFanout(
   rig: Rig,
-  connections: readonly GqlWsConnection[],
+  host: SubscriberHost,
+  k: number,
   rep: number,
 ): Promise<FanoutSample> {
   const { runId, stepCount: fromStep } = await recordedRun(rig);
-  const sample: Sample = { trace: [], progress: [] };
-  const subscribing = performance.now();
-  const { logs, subs } = await subscribeAll(rig, connections, runId, fromStep, sample);
-  const subscribeMs = performance.now() - subscribing;
+  // why: before the subscribers, so its listener runs first in each publish: subscribers may
+  // get their frame inside the publish itself (SharedFrames' lanes), and the stamp must not
+  // come after their sends.
   const tap = await BusTap.open(rig.app, runId);
+  const subscribed = await host.subscribe({
+    count: k,
+    runId,
+    fromStep,
+    sentinel: rig.sentinel,
+    traceQuery: RUN_EVENTS,
+    progressQuery: RUN_PROGRESS,
+  });
+  if (subscribed.started === 0) {
+    await tap.close();
+    throw new Error(`no subscription started: ${JSON.stringify(subscribed.firstErrors)}`);
+  }
   rig.queries.start();
   const executor = rig.app.app.get(RunExecutor);
   const taken = await rig.app.app.get(RecordedDecisions).pickUp(executor.instanceId, 1);
   if (taken !== 1) throw new Error(`pickUp took ${taken} recorded decisions, expected 1`);
-  await untilEndedOrStalled(logs, subs, tap);
+  const { logs, samples: sample } = await host.collect(STALL_MS);
   await executor.settled(runId);
   const queries = rig.queries.stop();
   await tap.close();
@@ -302,7 +196,7 @@ export async function measureFanout(
     return found.length === 0 ? [] : [`subscriber ${i} (${l.audience}): ${found.join('; ')}`];
   });
   return {
-    k: connections.length,
+    k,
     rep,
     runId,
     fromStep,
@@ -315,7 +209,7 @@ export async function measureFanout(
       ? [...(run.status === 'COMPLETED' ? [] : [`run ${run.status}`]), ...stepLogProblems(run, steps)]
       : ['run missing'],
     sample,
-    subscribeMs,
+    subscribeMs: subscribed.ms,
     queries,
     keepAlives: logs.reduce((n, l) => n + l.keepAlives, 0),
   };

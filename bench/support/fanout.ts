@@ -114,3 +114,64 @@ export function fanoutFigures(
     unmatched,
   };
 }
+
+/** The six fields of RunProgressEvent: a count-only frame may carry nothing else. */
+const PROGRESS_FIELDS = 'keepAlive,kind,runId,status,stepCount,turn';
+
+interface TraceFrame {
+  kind: 'STEP' | 'TERMINAL' | 'TEXT_DELTA' | 'WAITING';
+  step: { sequence: number } | null;
+  outcome: string | null;
+}
+interface ProgressFrame {
+  kind: 'PROGRESS' | 'SETTLED';
+  stepCount: number;
+  status: string;
+  keepAlive: boolean;
+}
+
+/** A `next` frame's payload as the subscriber host hands it to `recordFrame`. */
+interface NextPayload {
+  readonly payload?: unknown;
+}
+
+/**
+ * Records one `next` frame of a P3 subscriber in its log: the first frame (snapshot or replay)
+ * as `first`, then each live step and the end with its arrival time. `sample` keeps the raw
+ * text of the live frames (the raw baseline sends the very same bytes).
+ */
+export function recordFrame(
+  log: SubscriberLog,
+  sentinel: string,
+  sample: string[] | null,
+  raw: string,
+  message: NextPayload,
+  at: number,
+): void {
+  const data = (message.payload as { data?: Record<string, unknown> } | undefined)?.data ?? {};
+  const hasSentinel = raw.includes(sentinel);
+  if (hasSentinel) log.sentinelFrames++;
+  let key: EventKey;
+  if (log.audience === 'progress') {
+    const f = data.runProgress as ProgressFrame;
+    if (hasSentinel || Object.keys(f).sort().join(',') !== PROGRESS_FIELDS) log.leaks++;
+    if (f.keepAlive) {
+      log.keepAlives++;
+      return;
+    }
+    key = f.kind === 'SETTLED' ? END : stepKey(f.stepCount);
+    if (f.kind === 'SETTLED') log.end = f.status;
+  } else {
+    const f = data.runEvents as TraceFrame;
+    // why: the trace also carries TEXT_DELTA and WAITING frames; P3 times the steps and the end.
+    if (f.kind !== 'STEP' && f.kind !== 'TERMINAL') return;
+    key = f.kind === 'TERMINAL' ? END : stepKey(f.step!.sequence);
+    if (f.kind === 'TERMINAL') log.end = f.outcome === 'DONE' ? 'COMPLETED' : f.outcome;
+  }
+  if (log.first === null) {
+    log.first = key;
+    return;
+  }
+  log.live.push({ key, at });
+  sample?.push(raw);
+}

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import WebSocket, { WebSocketServer } from 'ws';
 import { msSince, sleep } from './stats';
+import type { SubscriberHost } from './subscriber-host';
 import { inBatches, textOf } from './ws-subscriber';
 
 /** A plain `ws` server on 127.0.0.1:<random>; resolves once it listens. */
@@ -153,6 +154,58 @@ export class BroadcastRig {
 
   async close(): Promise<void> {
     for (const c of this.clients) c.terminate();
+    await closeServer(this.server);
+  }
+}
+
+/**
+ * P3's baseline with its clients in the subscriber host (another process), as the app's
+ * subscribers are: a raw `ws` server here broadcasting pre-serialised frames to `count` client
+ * sockets there, socket i receiving `frames[i % frames.length]` of each event; each client
+ * parses every frame as JSON.
+ */
+export class HostedBroadcastRig {
+  private constructor(
+    private readonly host: SubscriberHost,
+    private readonly server: WebSocketServer,
+    private readonly serverSockets: WebSocket[],
+  ) {}
+
+  static async open(host: SubscriberHost, count: number): Promise<HostedBroadcastRig> {
+    const serverSockets: WebSocket[] = [];
+    const server = await listen((socket) => serverSockets.push(socket));
+    await host.rawOpen(urlOf(server), count);
+    while (serverSockets.length < count) await sleep(5);
+    return new HostedBroadcastRig(host, server, serverSockets);
+  }
+
+  /** As `BroadcastRig.broadcast`: `burst` back to back, `stepwise` one event at a time. */
+  async broadcast(
+    events: readonly (readonly string[])[],
+    mode: 'burst' | 'stepwise',
+  ): Promise<BroadcastResult> {
+    await this.host.rawExpect(events.length);
+    const sentAt: number[] = [];
+    const deadline = Date.now() + 60_000;
+    for (const [e, frames] of events.entries()) {
+      sentAt.push(performance.now());
+      for (const [i, socket] of this.serverSockets.entries()) socket.send(frames[i % frames.length]!);
+      await new Promise<void>((r) => setImmediate(r));
+      if (mode === 'stepwise') {
+        while (!this.host.rawEventDone(e) && Date.now() < deadline) await sleep(0);
+      }
+    }
+    const arrivals = await this.host.rawArrivals(Math.max(0, deadline - Date.now()));
+    const k = this.serverSockets.length;
+    const lastAt = arrivals.map((a) => (a.length === k ? Math.max(...a) : NaN));
+    const latenciesMs = arrivals.flatMap((a, e) => a.map((at) => at - sentAt[e]!));
+    const deliveries = latenciesMs.length;
+    const end = Math.max(...lastAt.filter((v) => Number.isFinite(v)));
+    return { sentAt, lastAt, latenciesMs, deliveries, rate: deliveries / ((end - sentAt[0]!) / 1000) };
+  }
+
+  async close(): Promise<void> {
+    await this.host.rawClose();
     await closeServer(this.server);
   }
 }

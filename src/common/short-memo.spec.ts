@@ -27,4 +27,20 @@ describe('ShortMemo', () => {
     await expect(memo.get('a', () => Promise.reject(new Error('down')))).rejects.toThrow('down');
     expect(await memo.get('a', () => Promise.resolve(7))).toBe(7);
   });
+
+  it('peeks only a loaded, fresh value, and nothing after forget or the ttl', async () => {
+    const memo = new ShortMemo<string, number | null>(20);
+    let release!: (v: number | null) => void;
+    const loading = memo.get('a', () => new Promise((r) => (release = r)));
+    expect(memo.peek('a')).toBeUndefined();
+    release(null);
+    await loading;
+    expect(memo.peek('a')).toEqual({ value: null });
+    memo.forget('a');
+    expect(memo.peek('a')).toBeUndefined();
+    await memo.get('a', () => Promise.resolve(5));
+    expect(memo.peek('a')).toEqual({ value: 5 });
+    await new Promise((r) => setTimeout(r, 30));
+    expect(memo.peek('a')).toBeUndefined();
+  });
 });

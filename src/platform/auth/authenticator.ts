@@ -10,6 +10,29 @@ export abstract class Authenticator {
    * null when no longer valid.
    */
   abstract refresh(user: AuthUser): Promise<AuthUser | null>;
+  /**
+   * What `refresh` would answer, when it can be answered without waiting (the token's fresh
+   * answer is known here); undefined when it cannot (call `refresh`). Lets the delivery of one
+   * event to thousands of subscribers stay synchronous.
+   */
+  refreshNow(_user: AuthUser): AuthUser | null | undefined {
+    return undefined;
+  }
+  /**
+   * Hands `then` what `refresh` answers, with `a` and `b`: at once (synchronously, no promise) when
+   * it is known here, else once it has been read. (`then` is built once per stream, not per
+   * event: one event reaches thousands of subscribers.)
+   */
+  withRefreshed<A, B>(
+    user: AuthUser,
+    a: A,
+    b: B,
+    then: (fresh: AuthUser | null, a: A, b: B) => void,
+  ): Promise<void> | void {
+    const known = this.refreshNow(user);
+    if (known !== undefined) return then(known, a, b);
+    return this.refresh(user).then((fresh) => then(fresh, a, b));
+  }
   /** Reads the user behind a token afresh (a new operation on an open connection); null when no longer valid. */
   abstract reload(user: AuthUser): Promise<AuthUser | null>;
 }

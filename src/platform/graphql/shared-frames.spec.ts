@@ -1,4 +1,5 @@
 import { GraphQLObjectType, GraphQLSchema, GraphQLString, parse } from 'graphql';
+import { subscriptionStream } from '../pubsub/subscription-stream';
 import { SHARED_FRAMES, SharedFrames } from './shared-frames';
 
 /** A schema with one shared and one per-subscriber subscription over the same source. */
@@ -66,5 +67,39 @@ describe('SharedFrames', () => {
     expect(calls.n).toBe(3);
     const plain = JSON.stringify({ id: '1', type: 'next', payload: { data: { own: 'x' } } });
     expect(frames.expandFrame(plain)).toBe(plain);
+  });
+
+  it("writes a shared frame straight to a subscription's lane while it waits, as one UTF-8 `next` message", async () => {
+    const calls = { n: 0 };
+    const events: Array<(e: unknown) => void> = [];
+    const s = schema(calls, () =>
+      subscriptionStream<unknown, unknown>({
+        subscribe: (push) => {
+          events.push(push);
+          return Promise.resolve(() => Promise.resolve());
+        },
+        onEvent: (e, c) => c.emit(e),
+      }),
+    );
+    const frames = new SharedFrames();
+    const sent: Array<{ id: string; message: string | Buffer }> = [];
+    const iterators = [];
+    for (const id of ['1', '1', '7']) {
+      const args = { schema: s, document: parse('subscription { shared }') };
+      frames.openLane(args, { id, send: (message) => sent.push({ id, message }) });
+      const it = (await frames.subscribe(args)) as AsyncIterableIterator<unknown>;
+      iterators.push(it);
+      void it.next();
+    }
+    await new Promise((r) => setImmediate(r));
+    for (const push of events) push(event);
+    expect(calls.n).toBe(1);
+    expect(sent.map((x) => [x.id, JSON.parse(String(x.message))])).toEqual(
+      ['1', '1', '7'].map((id) => [id, { id, type: 'next', payload: { data: { shared: 'hello "world"' } } }]),
+    );
+    expect(Buffer.isBuffer(sent[0]!.message)).toBe(true);
+    // why: the same bytes serve every subscription numbered alike.
+    expect(sent[1]!.message).toBe(sent[0]!.message);
+    for (const it of iterators) await it.return?.();
   });
 });

@@ -7,7 +7,7 @@ import {
   Kind,
   print,
 } from 'graphql';
-import { mapStream } from '../pubsub/subscription-stream';
+import { DIRECT_SINK, isDirectStream, mapStream } from '../pubsub/subscription-stream';
 
 /**
  * The field extension that marks a subscription whose frames depend on the event alone (never
@@ -20,7 +20,15 @@ export const SHARED_FRAMES = 'sharedFrames';
 const MARK = '\u0000frame';
 const MARK_PREFIX = `,"payload":{"${'\\u0000'}frame":`;
 
-type Memo = Map<string, Promise<ExecutionResult>>;
+type Shared = ExecutionResult | Promise<ExecutionResult>;
+type Memo = Map<string, Shared>;
+
+/** A graphql-ws subscription's way to its socket: its id, and a send for finished frames. */
+export interface Lane {
+  readonly id: string;
+  /** Sends a complete message, as text or its UTF-8 bytes (the socket's bounded send). */
+  readonly send: (message: string | Buffer) => void;
+}
 
 /**
  * Build once per audience: one execution and one JSON text per (event, operation) instead of
@@ -32,23 +40,51 @@ export class SharedFrames {
   private readonly executions = new WeakMap<object, Memo>();
   private readonly shared = new WeakSet<object>();
   private readonly texts = new WeakMap<object, string>();
+  /** `next` messages per shared result and subscription id (see `readyMessage`). */
+  private readonly messages = new WeakMap<object, Map<string, Buffer>>();
+  /** The lane of each subscription's execution arguments, until it subscribes. */
+  private readonly lanes = new WeakMap<object, Lane>();
   /** Frame texts by number, for the moment between `onNext` and the socket write. */
   private current = new Map<number, string>();
   private previous = new Map<number, string>();
   private rotatedAt = Date.now();
   private counter = 0;
 
-  /** graphql-ws' `subscribe`: graphql-js' own, with the per-event execution shared where marked. */
+  /**
+   * Offers the subscription with these execution arguments (graphql-ws' `onSubscribe` result) a
+   * lane to its socket: where its frames are shared and its source stream can hand values over
+   * synchronously, each live frame is written straight to the socket (see `subscribe`).
+   */
+  openLane(args: ExecutionArgs, lane: Lane): void {
+    this.lanes.set(args, lane);
+  }
+
+  /**
+   * graphql-ws' `subscribe`: graphql-js' own, with the per-event execution shared where marked.
+   * On a lane, a shared frame whose execution is ready goes straight to the socket as a `next`
+   * message, inside the publish, instead of through graphql-ws' per-subscriber promise chain
+   * (the stream offers a value only when everything before it was sent, so order holds);
+   * snapshots, replays, results with errors, the end and failures take graphql-ws' own path.
+   */
   readonly subscribe = async (
     args: ExecutionArgs,
   ): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> => {
     const source = await createSourceEventStream(args);
     if (!isAsyncIterable(source)) return source as ExecutionResult;
+    const stream = source as AsyncIterableIterator<unknown>;
     const key = shareKey(args);
-    const run = (event: unknown): Promise<ExecutionResult> =>
-      Promise.resolve(execute({ ...args, rootValue: event }));
-    const map = key === null ? run : (event: unknown) => this.executeShared(event, key, run);
-    return mapStream(source as AsyncIterableIterator<unknown>, map);
+    if (key === null) return mapStream(stream, (event) => execute({ ...args, rootValue: event }));
+    const lane = this.lanes.get(args);
+    this.lanes.delete(args);
+    if (lane && isDirectStream(stream)) {
+      stream[DIRECT_SINK]((event) => {
+        const message = this.readyMessage(event, key, args, lane.id);
+        if (message === undefined) return false;
+        lane.send(message);
+        return true;
+      });
+    }
+    return mapStream(stream, (event) => this.executeShared(event, key, args));
   };
 
   /**
@@ -57,13 +93,8 @@ export class SharedFrames {
    */
   marker(result: ExecutionResult): object | undefined {
     if (!this.shared.has(result) || result.errors) return undefined;
-    let text = this.texts.get(result);
-    if (text === undefined) {
-      text = JSON.stringify(result);
-      this.texts.set(result, text);
-    }
     const id = ++this.counter;
-    this.remember(id, text);
+    this.remember(id, this.textOf(result));
     return { [MARK]: id };
   }
 
@@ -78,22 +109,64 @@ export class SharedFrames {
     return `${data.slice(0, at)},"payload":${text}}`;
   }
 
-  private executeShared(event: unknown, key: string, run: (e: unknown) => Promise<ExecutionResult>) {
-    if (typeof event !== 'object' || event === null) return run(event);
+  /** One execution per (event, operation); synchronous where the resolvers are. */
+  private executeShared(event: unknown, key: string, args: ExecutionArgs): Shared {
+    if (typeof event !== 'object' || event === null) return execute({ ...args, rootValue: event });
     let memo = this.executions.get(event);
     if (!memo) {
       memo = new Map();
       this.executions.set(event, memo);
     }
     let result = memo.get(key);
-    if (!result) {
-      result = run(event).then((r) => {
-        this.shared.add(r);
-        return r;
-      });
+    if (result === undefined) {
+      const executed = execute({ ...args, rootValue: event });
+      if (isPromise(executed)) {
+        const table = memo;
+        result = executed.then((r) => {
+          this.shared.add(r);
+          table.set(key, r);
+          return r;
+        });
+      } else {
+        this.shared.add(executed);
+        result = executed;
+      }
       memo.set(key, result);
     }
     return result;
+  }
+
+  /**
+   * The `next` message of subscription `id` for an event, as UTF-8 bytes, when the event's
+   * shared execution is ready and has no errors. The bytes are built once per result and
+   * subscription id: most connections carry one subscription, numbered alike by the clients,
+   * so one encoding serves most sockets.
+   */
+  private readyMessage(event: unknown, key: string, args: ExecutionArgs, id: string): Buffer | undefined {
+    if (typeof event !== 'object' || event === null) return undefined;
+    const result = this.executeShared(event, key, args);
+    if (isPromise(result) || result.errors) return undefined;
+    let byId = this.messages.get(result);
+    if (!byId) {
+      byId = new Map();
+      this.messages.set(result, byId);
+    }
+    let message = byId.get(id);
+    if (message === undefined) {
+      message = Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":${this.textOf(result)}}`);
+      // why: ids are the clients' to choose; past a handful the bytes are not kept.
+      if (byId.size < 16) byId.set(id, message);
+    }
+    return message;
+  }
+
+  private textOf(result: ExecutionResult): string {
+    let text = this.texts.get(result);
+    if (text === undefined) {
+      text = JSON.stringify(result);
+      this.texts.set(result, text);
+    }
+    return text;
   }
 
   private remember(id: number, text: string): void {
@@ -141,4 +214,8 @@ function documentKey(document: ExecutionArgs['document']): string {
 
 function isAsyncIterable(value: unknown): boolean {
   return typeof (value as { [Symbol.asyncIterator]?: unknown })?.[Symbol.asyncIterator] === 'function';
+}
+
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown })?.then === 'function';
 }

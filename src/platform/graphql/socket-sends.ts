@@ -17,30 +17,38 @@ const CLOSE_GRACE_MS = 5_000;
  *   a grace period if it does not read even that;
  * - `expand` turns a shared-frame marker into the frame's text (SharedFrames);
  * - `onSlowClose` is told each time a socket is closed for being slow (the metrics count it).
+ * Returns the same bounded send for a finished message (text, or its UTF-8 bytes), for frames
+ * written to the socket outside graphql-ws (SharedFrames' lanes).
  */
 export function guardSends(
   socket: WebSocket,
   maxBuffered: number,
   expand: (data: string) => string,
   onSlowClose: () => void = () => undefined,
-): void {
-  const send = socket.send.bind(socket) as (data: unknown) => void;
+): (text: string | Buffer) => void {
+  const send = socket.send.bind(socket) as (data: unknown, options?: { binary: boolean }) => void;
   let closing = false;
+  /** Whether the socket may take one more frame; closes it (4413) once its buffer is over. */
+  const open = (): boolean => {
+    if (closing) return false;
+    if (socket.bufferedAmount <= maxBuffered) return true;
+    closing = true;
+    onSlowClose();
+    socket.close(
+      SLOW_CONSUMER_CLOSE,
+      'Too slow: the client did not read its frames; resume from the last sequence',
+    );
+    setTimeout(() => socket.terminate(), CLOSE_GRACE_MS).unref();
+    return false;
+  };
   const guarded = (data: unknown, ...rest: unknown[]): void => {
     const cb = rest.find((x): x is (err?: Error) => void => typeof x === 'function');
-    if (closing) return cb?.();
-    if (socket.bufferedAmount > maxBuffered) {
-      closing = true;
-      onSlowClose();
-      socket.close(
-        SLOW_CONSUMER_CLOSE,
-        'Too slow: the client did not read its frames; resume from the last sequence',
-      );
-      setTimeout(() => socket.terminate(), CLOSE_GRACE_MS).unref();
-      return cb?.();
-    }
-    send(typeof data === 'string' ? expand(data) : data);
+    if (open()) send(typeof data === 'string' ? expand(data) : data);
     cb?.();
   };
   (socket as unknown as { send: typeof guarded }).send = guarded;
+  // why: a Buffer here is UTF-8 text encoded once for many sockets: sent as a text frame.
+  return (text) => {
+    if (open()) send(text, { binary: false });
+  };
 }

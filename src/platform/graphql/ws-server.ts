@@ -107,6 +107,8 @@ export class GraphqlWsServer implements OnApplicationBootstrap, BeforeApplicatio
   private sequence = 0;
   private renewal: NodeJS.Timeout | null = null;
   private readonly frames = new SharedFrames();
+  /** Each socket's bounded send for finished frames (SharedFrames' lanes). */
+  private readonly directSends = new WeakMap<WebSocket, (text: string | Buffer) => void>();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -157,12 +159,13 @@ export class GraphqlWsServer implements OnApplicationBootstrap, BeforeApplicatio
     const wss = this.wss;
     if (!wss || new URL(req.url ?? '/', 'http://x').pathname !== PATH) return;
     wss.handleUpgrade(req, socket, head, (ws) => {
-      guardSends(
+      const send = guardSends(
         ws,
         this.config.wsMaxBufferedBytes,
         (data) => this.frames.expandFrame(data),
         () => this.metrics.slowClientClosed(),
       );
+      this.directSends.set(ws, send);
       wss.emit('connection', ws, req);
       // why: a frame over maxPayload (or any other protocol error) makes ws close the socket
       // itself (1009, 1002) and then emit 'error'; graphql-ws would print that to stderr as an
@@ -183,7 +186,7 @@ export class GraphqlWsServer implements OnApplicationBootstrap, BeforeApplicatio
       connectionInitWaitTimeout: this.config.wsConnectionInitTimeoutSeconds * 1000,
       onConnect: (ctx) => this.connect(ctx),
       onClose: (ctx) => void this.accepted.delete(ctx),
-      onSubscribe: (ctx, _id, payload) => {
+      onSubscribe: (ctx, id, payload) => {
         // why: graphql-ws has already entered the operation being subscribed in ctx.subscriptions.
         if (Object.keys(ctx.subscriptions).length > this.config.wsMaxSubscriptionsPerConnection) {
           return [
@@ -193,7 +196,10 @@ export class GraphqlWsServer implements OnApplicationBootstrap, BeforeApplicatio
           ];
         }
         // why: armor's rules run in Apollo's HTTP pipeline only; ws operations get the same here.
-        return prepareWsOperation(this.schemaHost.schema, payload, limits);
+        const prepared = prepareWsOperation(this.schemaHost.schema, payload, limits);
+        const send = this.directSends.get(ctx.extra.socket);
+        if (!Array.isArray(prepared) && send) this.frames.openLane(prepared, { id, send });
+        return prepared;
       },
       // why: runProgress/runEvents frames are executed and serialised once per event (SharedFrames).
       subscribe: this.frames.subscribe,

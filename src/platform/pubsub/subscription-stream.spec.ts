@@ -1,4 +1,4 @@
-import { subscriptionStream, type StreamControl } from './subscription-stream';
+import { DIRECT_SINK, subscriptionStream, type StreamControl } from './subscription-stream';
 
 /** A live source the test pushes into, recording (un)subscriptions. */
 function source<T>() {
@@ -140,5 +140,61 @@ describe('subscriptionStream', () => {
     await expect(stream.next()).rejects.toBe(gone);
     expect(await stream.next()).toEqual({ value: undefined, done: true });
     expect(unsubscribed).toBe(1);
+  });
+
+  it('handles a live event inside the publish when nothing is pending, and keeps order when a handler waits', async () => {
+    const live = source<number>();
+    const seen: string[] = [];
+    let release!: () => void;
+    const stream = subscriptionStream<number, number>({
+      subscribe: live.subscribe,
+      onEvent: (e, c) => {
+        seen.push(`handle-${e}`);
+        if (e !== 2) return c.emit(e);
+        // why: event 2's handler waits (an authorisation read): 3 must queue behind it.
+        return new Promise<void>((r) => (release = r)).then(() => c.emit(e));
+      },
+    });
+    await tick();
+    live.push(1);
+    expect(seen).toEqual(['handle-1']);
+    live.push(2);
+    live.push(3);
+    expect(seen).toEqual(['handle-1', 'handle-2']);
+    release();
+    await tick();
+    expect(seen).toEqual(['handle-1', 'handle-2', 'handle-3']);
+    expect([(await stream.next()).value, (await stream.next()).value, (await stream.next()).value]).toEqual([
+      1, 2, 3,
+    ]);
+  });
+
+  it('offers the direct sink a value only while the consumer waits with nothing queued; end and failure come through next()', async () => {
+    const live = source<number>();
+    const stream = subscriptionStream<number, number>({
+      subscribe: live.subscribe,
+      start: (c) => Promise.resolve(c.emit(0)),
+      onEvent: (e, c) => (e < 0 ? c.fail(new Error('lost')) : c.emit(e)),
+    });
+    const sunk: number[] = [];
+    stream[DIRECT_SINK]((v) => {
+      if (v === 3) return false;
+      sunk.push(v);
+      return true;
+    });
+    await tick();
+    live.push(1);
+    // why: nobody waits in next() yet: the snapshot (0) and 1 are queued, not sunk.
+    expect(sunk).toEqual([]);
+    expect((await stream.next()).value).toBe(0);
+    expect((await stream.next()).value).toBe(1);
+    const waiting = stream.next();
+    live.push(2);
+    expect(sunk).toEqual([2]);
+    live.push(3);
+    expect(await waiting).toEqual({ value: 3, done: false });
+    live.push(-1);
+    await expect(stream.next()).rejects.toThrow('lost');
+    expect(sunk).toEqual([2]);
   });
 });

@@ -18,8 +18,29 @@ export interface StreamSpec<TIn, TOut> {
   subscribe(push: (event: TIn) => void): Promise<SourceEnd>;
   /** Runs after the live subscription is active (snapshots, replays); events queue meanwhile. */
   start?(control: StreamControl<TOut>): Promise<void>;
-  /** Handles one live event, in arrival order. */
+  /**
+   * Handles one live event, in arrival order. A handler that can decide without waiting should
+   * return nothing (not a promise): the event is then handled inside the publish, with no
+   * promise per subscriber, whenever no earlier event is still being handled.
+   */
   onEvent(event: TIn, control: StreamControl<TOut>): Promise<void> | void;
+}
+
+/**
+ * Where a consumer can take a stream's values as they are emitted, synchronously, instead of
+ * pulling them with `next()`: `attach(sink)`. The sink is offered a value only while the
+ * consumer waits in `next()` with nothing queued, so everything emitted earlier has already
+ * been handed over; it returns true when it delivered the value itself, false to have it
+ * queued for `next()` as usual. The end and a failure always arrive through `next()`.
+ */
+export const DIRECT_SINK = Symbol('subscriptionStream.directSink');
+export type DirectSink<T> = (value: T) => boolean;
+export interface DirectStream<T> extends AsyncIterableIterator<T> {
+  [DIRECT_SINK](sink: DirectSink<T>): void;
+}
+
+export function isDirectStream<T>(value: AsyncIterableIterator<T>): value is DirectStream<T> {
+  return typeof (value as Partial<DirectStream<T>>)[DIRECT_SINK] === 'function';
 }
 
 /**
@@ -28,13 +49,16 @@ export interface StreamSpec<TIn, TOut> {
  * a snapshot and the live feed. Unlike an async generator, `return()` ends it at once even
  * while it waits, and always unsubscribes.
  */
-export function subscriptionStream<TIn, TOut>(spec: StreamSpec<TIn, TOut>): AsyncIterableIterator<TOut> {
+export function subscriptionStream<TIn, TOut>(spec: StreamSpec<TIn, TOut>): DirectStream<TOut> {
   const out: TOut[] = [];
   const waiters: Array<{ resolve: (r: IteratorResult<TOut>) => void; reject: (e: unknown) => void }> = [];
   let finished = false;
   let failure: unknown = null;
   let unsubscribe: (() => Promise<void>) | null = null;
   let chain: Promise<void> = Promise.resolve();
+  /** Tasks on the chain not yet done (the start phase counts as one). */
+  let queued = 1;
+  let sink: DirectSink<TOut> | null = null;
 
   const flush = (): void => {
     while (waiters.length > 0 && (out.length > 0 || finished)) {
@@ -56,6 +80,7 @@ export function subscriptionStream<TIn, TOut>(spec: StreamSpec<TIn, TOut>): Asyn
   const control: StreamControl<TOut> = {
     emit: (v) => {
       if (finished) return;
+      if (sink && out.length === 0 && waiters.length > 0 && sink(v)) return;
       out.push(v);
       flush();
     },
@@ -66,27 +91,45 @@ export function subscriptionStream<TIn, TOut>(spec: StreamSpec<TIn, TOut>): Asyn
       void close();
     },
   };
-  const enqueue = (task: () => Promise<void> | void): void => {
-    chain = chain
-      .then(async () => {
-        if (!finished) await task();
-      })
-      .catch((e: unknown) => control.fail(e));
+  const onChain = (work: Promise<void>): void => {
+    queued++;
+    chain = work
+      .catch((e: unknown) => control.fail(e))
+      .finally(() => {
+        queued--;
+      });
   };
-  const started = spec
-    .subscribe((event) => enqueue(() => spec.onEvent(event, control)))
-    .then((u) => {
-      if (finished) return u();
-      unsubscribe = u;
-      // why: events published while the source was cut off are lost; going on silently would
-      // leave the client waiting for a SETTLED that may never come. It re-subscribes instead.
-      void u.lost?.then((e) => enqueue(() => control.fail(e)));
-    });
+  const enqueue = (task: () => Promise<void> | void): void => {
+    onChain(chain.then(async () => void (finished ? undefined : await task())));
+  };
+  const onEvent = (event: TIn): void => {
+    if (queued > 0) return enqueue(() => spec.onEvent(event, control));
+    // why: nothing is being handled, so this event may be handled at once, in order; a
+    // handler that answers without waiting costs no promise (thousands of subscribers of one
+    // event each run this inside the publish).
+    if (finished) return;
+    try {
+      const pending = spec.onEvent(event, control);
+      if (pending) onChain(pending);
+    } catch (e) {
+      control.fail(e);
+    }
+  };
+  const started = spec.subscribe(onEvent).then((u) => {
+    if (finished) return u();
+    unsubscribe = u;
+    // why: events published while the source was cut off are lost; going on silently would
+    // leave the client waiting for a SETTLED that may never come. It re-subscribes instead.
+    void u.lost?.then((e) => enqueue(() => control.fail(e)));
+  });
   // why: the start phase runs on the same chain, ahead of any live event that arrives after
   // the subscription became active, so a snapshot or replay always comes first.
   chain = started
     .then(() => (finished || !spec.start ? undefined : spec.start(control)))
-    .catch((e: unknown) => control.fail(e));
+    .catch((e: unknown) => control.fail(e))
+    .finally(() => {
+      queued--;
+    });
 
   return {
     next: () =>
@@ -104,6 +147,9 @@ export function subscriptionStream<TIn, TOut>(spec: StreamSpec<TIn, TOut>): Asyn
     },
     [Symbol.asyncIterator]() {
       return this;
+    },
+    [DIRECT_SINK](direct: DirectSink<TOut>) {
+      sink = direct;
     },
   };
 }

@@ -52,6 +52,13 @@ export class BearerAuthenticator extends Authenticator {
     return this.fresh.get(user.tokenId, () => this.stillSignedIn(user, expiresAt));
   }
 
+  override refreshNow(user: AuthUser): AuthUser | null | undefined {
+    const expiresAt = user.expiresAt;
+    if (!expiresAt) return this.tokens.refreshNow(user);
+    if (expiresAt.getTime() <= Date.now()) return null;
+    return this.fresh.peek(user.tokenId)?.value;
+  }
+
   private async stillSignedIn(user: AuthUser, expiresAt: Date): Promise<AuthUser | null> {
     if (expiresAt.getTime() <= Date.now()) return null;
     const stored = await this.repository.findUserWithGroups(user.id);

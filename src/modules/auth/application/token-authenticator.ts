@@ -99,9 +99,12 @@ export class TokenAuthenticator extends Authenticator implements OnModuleInit, O
 
   async refresh(user: AuthUser): Promise<AuthUser | null> {
     const reuse = this.changes.listening ? REFRESH_REUSE_MS : REFRESH_REUSE_UNLISTENED_MS;
-    const known = await this.fresh.get(user.tokenId, () => this.lookUp(user.tokenId), reuse);
-    if (!known || !tokenUsable({ revokedAt: null, expiresAt: known.expiresAt }, new Date())) return null;
-    return known.user;
+    return usableNow(await this.fresh.get(user.tokenId, () => this.lookUp(user.tokenId), reuse));
+  }
+
+  override refreshNow(user: AuthUser): AuthUser | null | undefined {
+    const hit = this.fresh.peek(user.tokenId);
+    return hit ? usableNow(hit.value) : undefined;
   }
 
   /**
@@ -134,4 +137,10 @@ export class TokenAuthenticator extends Authenticator implements OnModuleInit, O
       for (const w of batch) w.reject(e);
     }
   }
+}
+
+/** The user a known token answers for, unless it has expired since it was read. */
+function usableNow(known: Known): AuthUser | null {
+  if (!known || !tokenUsable({ revokedAt: null, expiresAt: known.expiresAt }, new Date())) return null;
+  return known.user;
 }

@@ -3,13 +3,12 @@ import { RunReadsRepository } from '../persistence/run-reads.repository';
 import type { AuthUser } from '../../../platform/auth/auth-user';
 import { Authenticator } from '../../../platform/auth/authenticator';
 import { EventBus } from '../../../platform/pubsub/event-bus';
-import { subscriptionStream } from '../../../platform/pubsub/subscription-stream';
+import { StreamControl, subscriptionStream } from '../../../platform/pubsub/subscription-stream';
 import { parseUuid } from '../../../common/ids';
 import { TokensService } from '../../auth';
 import { forbidden, notFound } from '../../../common/refusal';
 import { mayKnowRun } from '../core/run-access.policy';
 import { isTerminal, RunStatus } from '../core/run-status';
-import {} from '../persistence/runs.repository';
 import { ProgressEvent, progressTopic } from './run-events';
 
 /**
@@ -39,6 +38,21 @@ export class RunProgressService {
     // checkpoint, tens of KB) would stay in memory for as long as the subscription lives.
     const ownerId = run.ownerId;
     let snapshot: { stepCount: number; status: string; turn: number } | null = null;
+    const deliver = (
+      fresh: AuthUser | null,
+      event: ProgressEvent,
+      control: StreamControl<ProgressEvent>,
+    ): void => {
+      if (fresh === null || !mayKnowRun(fresh, { ownerId })) {
+        return control.fail(forbidden('Access to this run was lost'));
+      }
+      // why: events published before the snapshot was read are already in it; a SETTLED that
+      // the snapshot already shows must not end a stream opened on a waiting run.
+      if (snapshot && !newer(event, snapshot)) return;
+      snapshot = { stepCount: event.stepCount, status: event.status, turn: event.turn };
+      control.emit(event);
+      if (event.kind === 'SETTLED') control.end();
+    };
     return subscriptionStream<ProgressEvent, ProgressEvent>({
       subscribe: (push) => this.bus.subscribe<ProgressEvent>(progressTopic(id), push),
       start: async (control) => {
@@ -52,23 +66,9 @@ export class RunProgressService {
           control.end();
         }
       },
-      onEvent: async (event, control) => {
-        if (!(await this.stillAllowed(viewer, ownerId)))
-          return control.fail(forbidden('Access to this run was lost'));
-        // why: events published before the snapshot was read are already in it; a SETTLED
-        // that the snapshot already shows must not end a stream opened on a waiting run.
-        if (snapshot && !newer(event, snapshot)) return;
-        snapshot = { stepCount: event.stepCount, status: event.status, turn: event.turn };
-        control.emit(event);
-        if (event.kind === 'SETTLED') control.end();
-      },
+      // why: re-authorised for every event; the run's owner never changes, so no run lookup.
+      onEvent: (event, control) => this.authenticator.withRefreshed(viewer, event, control, deliver),
     });
-  }
-
-  /** Re-authorises the viewer for one event; the run's owner never changes, so no run lookup. */
-  private async stillAllowed(viewer: AuthUser, ownerId: number): Promise<boolean> {
-    const fresh = await this.authenticator.refresh(viewer);
-    return fresh !== null && mayKnowRun(fresh, { ownerId });
   }
 }
 

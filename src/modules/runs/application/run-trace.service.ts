@@ -10,7 +10,6 @@ import { parseUuid } from '../../../common/ids';
 import { TokensService } from '../../auth';
 import { ConfigurationsService } from '../../configurations';
 import { isTerminal, isWaiting } from '../core/run-status';
-import {} from '../persistence/runs.repository';
 import type { RunView } from '../core/run-view';
 import { TraceEvent, traceTopic } from './run-events';
 import { StateVault } from './state-vault';
@@ -57,6 +56,22 @@ export class RunTraceService {
       waitingTurn = turn;
       control.emit(event);
     };
+    /** A live event, for a viewer still an admin: steps past the replay, pauses once, the end. */
+    const onLive = (fresh: AuthUser | null, event: TraceEvent, control: StreamControl<TraceEvent>): void => {
+      if (fresh?.isAdmin !== true) return control.fail(forbidden('Access to the run trace was lost'));
+      if (event.type === 'TEXT_DELTA') return control.emit(event);
+      if (event.type === 'STEP') {
+        if (event.step.sequence <= last) return;
+        last = event.step.sequence;
+        return control.emit(event);
+      }
+      // why: the settler announces a pause as a TERMINAL with an AWAITING_* outcome (what
+      // runProgress' SETTLED says too); for the trace a pause is not the end of the run.
+      const pause = event.type === 'WAITING' ? event : pauseOf(event);
+      if (pause) return announcePause(pause, control);
+      control.emit(event);
+      control.end();
+    };
     return subscriptionStream<TraceEvent, TraceEvent>({
       subscribe: (push) => this.bus.subscribe<TraceEvent>(traceTopic(id), push),
       start: async (control) => {
@@ -69,23 +84,8 @@ export class RunTraceService {
           control.end();
         }
       },
-      onEvent: async (event, control) => {
-        if (!(await this.stillAdmin(user)))
-          return control.fail(forbidden('Access to the run trace was lost'));
-        if (event.type === 'TEXT_DELTA') return control.emit(event);
-        if (event.type === 'STEP') {
-          if (event.step.sequence <= last) return;
-          last = event.step.sequence;
-          control.emit(event);
-          return;
-        }
-        // why: the settler announces a pause as a TERMINAL with an AWAITING_* outcome (what
-        // runProgress' SETTLED says too); for the trace a pause is not the end of the run.
-        const pause = event.type === 'WAITING' ? event : pauseOf(event);
-        if (pause) return announcePause(pause, control);
-        control.emit(event);
-        control.end();
-      },
+      // why: authorised again for every event (answered from memory, no promise, when known).
+      onEvent: (event, control) => this.authenticator.withRefreshed(user, event, control, onLive),
     });
   }
 
@@ -143,11 +143,6 @@ export class RunTraceService {
     } catch {
       return null;
     }
-  }
-
-  private async stillAdmin(user: AuthUser): Promise<boolean> {
-    const fresh = await this.authenticator.refresh(user);
-    return fresh?.isAdmin === true;
   }
 }
 
