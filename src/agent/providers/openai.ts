@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type {
   ChatCompletionChunk,
   ChatCompletionCreateParamsStreaming,
@@ -16,6 +16,15 @@ import type {
 } from '../runtime/types';
 import { type CompleteOptions, type Provider, ProviderError, sanitizeProviderMessage } from './provider';
 import { baseUrlProblem, keyEnvProblem, type ProviderAccess } from './provider-access';
+
+/**
+ * The SDK, loaded on the first call that needs it: an API instance that never calls a model
+ * (or one whose configurations are all scripted) does not carry it (bench M1).
+ */
+function sdk(): typeof OpenAI {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('openai') as typeof import('openai')).OpenAI;
+}
 
 /** `providerOptions` of the OpenAI-compatible provider. */
 export interface OpenAiOptions {
@@ -105,7 +114,7 @@ export class OpenAiProvider implements Provider {
   private connect(apiKey: string): OpenAI {
     // why: organization/project/webhookSecret given explicitly so the SDK reads nothing from
     // the environment itself; logging off so no request detail is ever printed.
-    this.client ??= new OpenAI({
+    this.client ??= new (sdk())({
       apiKey,
       baseURL: this.baseUrl(),
       organization: null,
@@ -279,14 +288,15 @@ function fromWireUsage(u: NonNullable<ChatCompletionChunk['usage']>): TokenUsage
 export function toProviderError(error: unknown, secrets: readonly string[]): ProviderError {
   if (error instanceof ProviderError) return error;
   const clean = (m: string) => sanitizeProviderMessage(m, secrets);
-  if (error instanceof OpenAI.APIUserAbortError) return new ProviderError('The provider call was aborted');
-  if (error instanceof OpenAI.APIConnectionTimeoutError) {
+  const Sdk = sdk();
+  if (error instanceof Sdk.APIUserAbortError) return new ProviderError('The provider call was aborted');
+  if (error instanceof Sdk.APIConnectionTimeoutError) {
     return new ProviderError('The provider did not answer in time', true);
   }
-  if (error instanceof OpenAI.APIConnectionError) {
+  if (error instanceof Sdk.APIConnectionError) {
     return new ProviderError(clean(`The provider could not be reached: ${error.message}`), true);
   }
-  if (error instanceof OpenAI.APIError && typeof error.status === 'number') {
+  if (error instanceof Sdk.APIError && typeof error.status === 'number') {
     const retryable = error.status >= 500 || error.status === 429;
     const detail = error.message.replace(/^\d{3}\s*/, '');
     return new ProviderError(

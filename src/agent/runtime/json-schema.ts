@@ -1,6 +1,6 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import type { RegExpEngine } from 'ajv/dist/types';
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
 import type { InputProblem } from './errors';
 
 /** A JSON Schema as plain data. */
@@ -18,9 +18,12 @@ const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, lo
 // build on install), whose matching is linear in the input: a pattern such as `^(a+)+$` cannot
 // stall the process on a crafted answer. RE2 refuses backreferences and lookarounds, so such a
 // schema does not compile and is refused.
+// re2js (a quarter megabyte) loads with the first such pattern, not with every process (bench M1).
 const linearRegExp: RegExpEngine = Object.assign(
   (pattern: string) => {
-    const compiled = RE2JS.compile(pattern);
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const re2 = (require('re2js') as { RE2JS: typeof RE2JS }).RE2JS;
+    const compiled = re2.compile(pattern);
     return { test: (text: string) => compiled.matcher(text).find() };
   },
   { code: 'linearRegExp' },

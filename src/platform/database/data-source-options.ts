@@ -1,5 +1,4 @@
 import type { PGlite } from '@electric-sql/pglite';
-import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import type { DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../../migrations';
 import { ENTITIES } from './entities';
@@ -55,6 +54,11 @@ export function dataSourceOptions(
       },
     };
   }
+  // why: PGlite's node-postgres adapter bundles PGlite; loaded here, on an embedded target only,
+  // so a server on PostgreSQL does not carry it.
+  type Adapter = typeof import('@electric-sql/pglite/node-postgres');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { createPgConfig } = require('@electric-sql/pglite/node-postgres') as Adapter;
   // why: a query issued outside the single open transaction would otherwise wait forever
   // for the one connection; the timeout turns that into an error.
   return {

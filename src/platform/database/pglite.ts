@@ -1,8 +1,17 @@
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { secureDataDir } from './data-dir';
+
+/**
+ * PGlite itself (a megabyte of JavaScript, then its WebAssembly), loaded on the first embedded
+ * database: a server on PostgreSQL never opens one and so never carries it (bench M1).
+ */
+function pgliteClass(): typeof PGlite {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('@electric-sql/pglite') as typeof import('@electric-sql/pglite')).PGlite;
+}
 
 /** Thrown when another live process holds the embedded database directory. */
 export class DataDirBusyError extends Error {
@@ -89,7 +98,7 @@ export async function openEmbeddedDatabase(dataDir: string): Promise<EmbeddedDat
   try {
     const pgdata = join(dataDir, 'pgdata');
     if (!existsSync(pgdata)) mkdirSync(pgdata, { recursive: true, mode: 0o700 });
-    const pglite = await PGlite.create({ dataDir: pgdata });
+    const pglite = await pgliteClass().create({ dataDir: pgdata });
     return {
       pglite,
       close: async () => {
@@ -108,7 +117,7 @@ export async function openEmbeddedDatabase(dataDir: string): Promise<EmbeddedDat
 
 /** An in-memory PGlite (tests), optionally loaded from a dumped data directory. */
 export async function openMemoryDatabase(snapshot?: Blob | File): Promise<EmbeddedDatabase> {
-  const pglite = await PGlite.create(snapshot ? { loadDataDir: snapshot } : {});
+  const pglite = await pgliteClass().create(snapshot ? { loadDataDir: snapshot } : {});
   return {
     pglite,
     close: async () => {

@@ -5,7 +5,6 @@ import { randomUUID } from 'node:crypto';
 import type { Params } from 'nestjs-pino';
 import { DestinationStream, stdTimeFunctions } from 'pino';
 import type { Options } from 'pino-http';
-import pretty from 'pino-pretty';
 import type { AppConfig } from '../../config/app-config';
 
 /** The response header carrying a request's correlation id (also accepted from the client). */
@@ -61,6 +60,9 @@ export function logFormatOf(
  */
 export function logDestination(format: LogFormat, colour: boolean): DestinationStream {
   if (format === 'json') return process.stdout;
+  // why: loaded for readable lines only (a person at a terminal); production writes JSON.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const pretty = require('pino-pretty') as typeof import('pino-pretty');
   return pretty({
     destination: process.stdout,
     sync: true,

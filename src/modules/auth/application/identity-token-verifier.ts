@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
+import type { createRemoteJWKSet, JWTPayload } from 'jose';
 import type { AppConfig, OidcSettings } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
 
@@ -12,6 +12,12 @@ const DISCOVERY_RETRY_MS = 5_000;
 const FETCH_TIMEOUT_MS = 5_000;
 
 type KeySet = ReturnType<typeof createRemoteJWKSet>;
+
+/** `jose`, loaded once OIDC_ISSUER is set and a JWT comes: a server without it never loads it (bench M1). */
+function jose(): typeof import('jose') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('jose') as typeof import('jose');
+}
 
 /** A verified token: its claims, and when it stops being valid. */
 export interface VerifiedIdentityToken {
@@ -48,7 +54,7 @@ export class IdentityTokenVerifier {
     const keys = await this.keySet(settings);
     if (!keys) return null;
     try {
-      const { payload } = await jwtVerify(jwt, keys, {
+      const { payload } = await jose().jwtVerify(jwt, keys, {
         issuer: settings.issuer,
         audience: [...settings.audiences],
         algorithms: [...settings.allowedAlgorithms],
@@ -60,7 +66,7 @@ export class IdentityTokenVerifier {
       const claims = payload as VerifiedIdentityToken['claims'];
       return { claims, expiresAt: new Date(claims.exp * 1000) };
     } catch (e) {
-      if (e instanceof errors.JOSEError) {
+      if (e instanceof jose().errors.JOSEError) {
         this.logger.debug(`identity token refused: ${e.code}: ${e.message}`);
       } else {
         // why: fetching the key set failed (the provider is unreachable): a refusal, never a 500.
@@ -96,7 +102,7 @@ export class IdentityTokenVerifier {
       throw new Error(`the discovery document names issuer ${String(document.issuer)}`);
     }
     if (typeof document.jwks_uri !== 'string') throw new Error('the discovery document has no jwks_uri');
-    return createRemoteJWKSet(new URL(document.jwks_uri), {
+    return jose().createRemoteJWKSet(new URL(document.jwks_uri), {
       cooldownDuration: JWKS_COOLDOWN_MS,
       cacheMaxAge: JWKS_MAX_AGE_MS,
       timeoutDuration: FETCH_TIMEOUT_MS,
