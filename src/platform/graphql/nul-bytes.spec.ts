@@ -17,6 +17,16 @@ describe('nulByteIn', () => {
     expect(nulByteIn(doc('{ a }'), { ok: 'x', values: { ['k\u0000']: 1 } })).toBe('variable $values');
   });
 
+  it('checks the variables of every use of one parsed document, and its literals each time', () => {
+    // why: whether a document's literals carry a NUL is kept by document (one per operation text).
+    const shared = doc('subscription ($id: ID!) { runProgress(runId: $id) { kind } }');
+    expect(nulByteIn(shared, { id: 'a' })).toBeNull();
+    expect(nulByteIn(shared, { id: 'a\u0000' })).toBe('variable $id');
+    const literal = doc('mutation { a(x: "a\\u0000b") }');
+    expect(nulByteIn(literal, {})).toBe('a string literal');
+    expect(nulByteIn(literal, {})).toBe('a string literal');
+  });
+
   it('walks variables nested far deeper than the call stack allows', () => {
     let deep: unknown = 'leaf\u0000';
     for (let i = 0; i < 200_000; i++) deep = [deep];

@@ -3,23 +3,36 @@ import { BREAK, DocumentNode, GraphQLError, visit } from 'graphql';
 const NUL = '\u0000';
 
 /**
+ * Whether a document has a string literal with a NUL, by document: the transports reuse one
+ * parsed document for every operation with the same text (ws-operations.ts, Apollo's document
+ * store), so a subscriber opening a known operation does not walk its syntax tree again.
+ */
+const literalNul = new WeakMap<DocumentNode, boolean>();
+
+function hasNulLiteral(document: DocumentNode): boolean {
+  let known = literalNul.get(document);
+  if (known === undefined) {
+    known = false;
+    visit(document, {
+      StringValue(node) {
+        if (!node.value.includes(NUL)) return undefined;
+        known = true;
+        return BREAK;
+      },
+    });
+    literalNul.set(document, known);
+  }
+  return known;
+}
+
+/**
  * Where an operation's input carries a NUL character (U+0000): a string literal of the document,
  * or a variable (its strings and object keys at any depth, JSON values included). Null where it
  * carries none. PostgreSQL stores no NUL in text or jsonb, so such input can only fail later, as
  * a fault; refusing it up front keeps it a client error (BAD_USER_INPUT).
  */
 export function nulByteIn(document: DocumentNode | null | undefined, variables: unknown): string | null {
-  let literal = false;
-  if (document) {
-    visit(document, {
-      StringValue(node) {
-        if (!node.value.includes(NUL)) return undefined;
-        literal = true;
-        return BREAK;
-      },
-    });
-  }
-  if (literal) return 'a string literal';
+  if (document && hasNulLiteral(document)) return 'a string literal';
   if (typeof variables !== 'object' || variables === null) return null;
   // why: an explicit stack, not recursion: a variable may nest thousands of levels deep.
   const stack: Array<[unknown, string]> = Object.entries(variables).map(([name, value]) => [value, name]);

@@ -29,6 +29,26 @@ describe('operationCostError', () => {
     expect(refusal(PROBE, { a: 3, b: 500 })).toBeNull();
   });
 
+  it('answers a reused document by each call’s own page sizes and @include flags', () => {
+    // why: the transports share one parsed document per operation text and a cost that
+    // variables cannot change is kept by document; one that they can must not be.
+    const pages = parse(PROBE);
+    const cost = (document: typeof pages, variables: Record<string, unknown>) =>
+      operationCostError(schema, document, variables, undefined, 5000);
+    expect(cost(pages, { a: 3, b: 500 })).toBeNull();
+    expect(cost(pages, { a: 200, b: 500 })?.extensions.code).toBe('BAD_USER_INPUT');
+    const flagged = parse(`query ($big: Boolean!) {
+      runs(first: 200) { nodes { steps(first: 500) @include(if: $big) { nodes { payload } } } }
+    }`);
+    expect(cost(flagged, { big: false })).toBeNull();
+    expect(cost(flagged, { big: true })?.extensions.code).toBe('BAD_USER_INPUT');
+    const fixed = parse(
+      'query ($id: ID!) { runs(first: 200) { nodes { steps(first: 500) { nodes { id } } } } }',
+    );
+    expect(cost(fixed, { id: '1' })?.extensions.code).toBe('BAD_USER_INPUT');
+    expect(cost(fixed, { id: '2' })?.extensions.code).toBe('BAD_USER_INPUT');
+  });
+
   it('leaves variables that do not coerce to execution', () => {
     expect(refusal(PROBE, { a: 'many' })).toBeNull();
   });

@@ -8,6 +8,9 @@ import {
   GraphQLSchema,
   isNonNullType,
   isScalarType,
+  Kind,
+  OperationDefinitionNode,
+  TypeNode,
 } from 'graphql';
 import { ComplexityEstimator, getComplexity } from 'graphql-query-complexity';
 
@@ -56,6 +59,49 @@ export const pageAwareEstimator: ComplexityEstimator = ({ field, args, childComp
 const refusal = (message: string): GraphQLError =>
   new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } });
 
+const namedType = (type: TypeNode): string =>
+  type.kind === Kind.NAMED_TYPE ? type.name.value : namedType(type.type);
+
+/**
+ * Whether variables can change the operation's cost: only through an Int (a page size, `first`)
+ * or a Boolean (`@include` / `@skip`). An operation without such variables costs the same
+ * whatever they are (`runProgress(runId: $runId)`).
+ */
+const costVaries = (operation: OperationDefinitionNode): boolean =>
+  (operation.variableDefinitions ?? []).some((v) => ['Int', 'Boolean'].includes(namedType(v.type)));
+
+/**
+ * Costs of operations whose variables cannot change them, by document (the transports reuse one
+ * parsed document per operation text) and schema: every subscriber opening the same stream
+ * would otherwise walk the same document again (bench M1).
+ */
+const fixedCosts = new WeakMap<DocumentNode, WeakMap<GraphQLSchema, number>>();
+
+function costOf(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown>,
+): number {
+  const fixed = !costVaries(operation);
+  const known = fixed ? fixedCosts.get(document)?.get(schema) : undefined;
+  if (known !== undefined) return known;
+  const cost = getComplexity({
+    schema,
+    query: document,
+    variables,
+    operationName: operation.name?.value,
+    estimators: [pageAwareEstimator],
+    maxQueryNodes: MAX_QUERY_NODES,
+  });
+  if (fixed) {
+    let bySchema = fixedCosts.get(document);
+    if (!bySchema) fixedCosts.set(document, (bySchema = new WeakMap<GraphQLSchema, number>()));
+    bySchema.set(schema, cost);
+  }
+  return cost;
+}
+
 /**
  * The cost of the operation that will run, with its variables and the schema's defaults, or
  * the error to refuse it with (BAD_USER_INPUT) when it is above `maxCost`. Null where it may
@@ -75,14 +121,7 @@ export function operationCostError(
   if (coerced.errors) return null;
   let cost: number;
   try {
-    cost = getComplexity({
-      schema,
-      query: document,
-      variables: variables ?? {},
-      operationName: operation.name?.value,
-      estimators: [pageAwareEstimator],
-      maxQueryNodes: MAX_QUERY_NODES,
-    });
+    cost = costOf(schema, document, operation, variables ?? {});
   } catch (e) {
     return refusal(e instanceof Error ? e.message : 'The operation is too large to run');
   }

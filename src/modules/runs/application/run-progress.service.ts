@@ -32,10 +32,8 @@ export class RunProgressService {
     // token revoked or a grant lost since then must not get the snapshot of a new stream.
     const viewer = await this.tokens.current(connected);
     if (!viewer) throw forbidden('The token is no longer valid');
-    const run = await this.reads.findById(id);
+    const run = await this.reads.findProgress(id);
     if (!run || !mayKnowRun(viewer, run)) throw notFound('Run not found');
-    // why: an open stream keeps only what its checks need; the run row (with its sealed
-    // checkpoint, tens of KB) would stay in memory for as long as the subscription lives.
     const ownerId = run.ownerId;
     let snapshot: { stepCount: number; status: string; turn: number } | null = null;
     const deliver = (
@@ -56,7 +54,7 @@ export class RunProgressService {
     return subscriptionStream<ProgressEvent, ProgressEvent>({
       subscribe: (push) => this.bus.subscribe<ProgressEvent>(progressTopic(id), push),
       start: async (control) => {
-        const now = await this.reads.findById(id);
+        const now = await this.reads.findProgress(id);
         if (!now) return control.fail(notFound('Run not found'));
         snapshot = { stepCount: now.stepCount, status: now.status, turn: now.turn };
         const base = { runId: id, stepCount: now.stepCount, status: now.status as RunStatus, turn: now.turn };
