@@ -35,4 +35,7 @@ USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT || 3000}/health`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "dist/src/main.js"]
+# --max-semi-space-size=4: a 4 MB young generation per half instead of Node 20's 16 MB, about
+# 25 MB less resident for an API process at no measured cost to decision latency or fan-out
+# (bench/README.md, M1; docs/operations.md).
+CMD ["node", "--max-semi-space-size=4", "dist/src/main.js"]

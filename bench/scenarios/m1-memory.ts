@@ -1,7 +1,7 @@
-// M1 (docs/benchmarks.md, "Memory"): the resident set of the API process, started on
-// its own (`node dist/src/main.js --api-only`, NODE_ENV=production), idle, then with 100 runs
-// waiting for approval, then with 1,000 idle runProgress subscriptions on top (one graphql-ws
-// connection each). Read from /proc/<pid>/status (VmRSS, VmHWM) of that process alone.
+// M1 (docs/benchmarks.md, "Memory"): the resident set of the API process, started on its own
+// as production starts it (`node --max-semi-space-size=4 dist/src/main.js --api-only`,
+// NODE_ENV=production), idle, then with 100 runs waiting for approval, then with 1,000 idle
+// runProgress subscriptions on top (one graphql-ws connection each). Read from /proc/<pid>/status (VmRSS, VmHWM) of that process alone.
 // --quick measures a quarter of that and extrapolates linearly (said so in its figure).
 import { startApiProcess, residentOf, type ApiProcess, type Resident } from '../support/api-process';
 import { withBenchDatabase } from '../support/database';
@@ -141,7 +141,8 @@ async function run(options: BenchOptions): Promise<ScenarioOutcome> {
         figures: figures(plan, idle, waiting, subscribed),
         details: {
           plan,
-          process: 'node dist/src/main.js --api-only (NODE_ENV=production, PostgreSQL, LOG_LEVEL warn)',
+          process:
+            'node --max-semi-space-size=4 dist/src/main.js --api-only (NODE_ENV=production, PostgreSQL, LOG_LEVEL warn)',
           source: '/proc/<pid>/status VmRSS (resident now) and VmHWM (peak)',
           readings: { idle, waiting, subscribed },
           subscriptions:

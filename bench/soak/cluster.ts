@@ -8,6 +8,7 @@ import { sleep } from '../support/stats';
 import type { History } from './history';
 import type { Random } from './random';
 import { freePort } from '../support/free-port';
+import { PRODUCTION_NODE_FLAGS } from '../support/api-process';
 
 /** The built entry points (`npm run soak` builds first). */
 const DIST_SRC = join(__dirname, '..', '..', 'src');
@@ -59,7 +60,8 @@ export function rssOf(pid: number): number | null {
 
 /**
  * The API instances and workers of the soak, each a child process of the soak on the soak's
- * database (`node dist/src/main.js --api-only`, `node dist/src/worker.js`), with their output
+ * database (`node --max-semi-space-size=4 dist/src/main.js --api-only` as production starts it,
+ * `node dist/src/worker.js`), with their output
  * in a log file each. `api-1` is the probe: never killed, its resident set is followed.
  */
 export class Cluster {
@@ -140,7 +142,7 @@ export class Cluster {
         : {};
     const child = spawn(
       process.execPath,
-      [kind === 'api' ? SERVER_ENTRY : WORKER_ENTRY, ...(kind === 'api' ? ['--api-only'] : [])],
+      kind === 'api' ? [...PRODUCTION_NODE_FLAGS, SERVER_ENTRY, '--api-only'] : [WORKER_ENTRY],
       {
         env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', ...this.env, ...extra },
         stdio: ['ignore', 'pipe', 'pipe'],

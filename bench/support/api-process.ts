@@ -10,6 +10,8 @@ import { freePort } from './free-port';
 
 /** The built server entry point (`npm run bench` builds first): dist/src/main.js. */
 const MAIN = join(__dirname, '..', '..', 'src', 'main.js');
+/** The V8 setting production starts the API with (`npm start`, the Dockerfile, docker-compose.yml). */
+export const PRODUCTION_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=4'];
 
 /** A free TCP port on 127.0.0.1 (asked of the kernel, then released for the child). */
 
@@ -42,7 +44,7 @@ export interface ApiProcess {
 }
 
 /**
- * Starts the API as production runs it (NODE_ENV=production, PostgreSQL, no migrations or
+ * Starts the API as production runs it (its V8 flags, NODE_ENV=production, PostgreSQL, no migrations or
  * seed at boot: the database is prepared), in its own process, so its resident set is the
  * server's alone; resolves once `GET /health` answers 200.
  */
@@ -53,7 +55,7 @@ export async function startApiProcess(
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: build first (npm run bench builds)`);
   if (!existsSync('/proc/self/status')) throw new Error('reading a resident set needs /proc (Linux)');
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [MAIN, '--api-only'], {
+  const child: ChildProcess = spawn(process.execPath, [...PRODUCTION_NODE_FLAGS, MAIN, '--api-only'], {
     env: {
       PATH: process.env.PATH ?? '',
       NODE_ENV: 'production',
