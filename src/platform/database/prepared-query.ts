@@ -1,18 +1,27 @@
 import type { EntityManager } from 'typeorm';
 
-/** The part of a node-postgres client a prepared statement needs. */
-interface PgClient {
-  query(config: { name: string; text: string; values: readonly unknown[] }): Promise<{ rows: unknown[] }>;
+/** A named statement as node-postgres takes it. */
+interface NamedStatement {
+  readonly name: string;
+  readonly text: string;
+  readonly values: readonly unknown[];
+}
+
+/** The part of a node-postgres client or pool a prepared statement needs. */
+interface PgQueryable {
+  query(statement: NamedStatement): Promise<{ rows: unknown[] }>;
 }
 
 /**
  * Runs `text` as the named prepared statement `name` on the manager's connection: the
- * transaction's (`managerOf`), else a pool connection taken for this statement only. The
- * rows come back as from `manager.query` for a statement with RETURNING or a SELECT.
+ * transaction's (`managerOf`), else any connection of TypeORM's pool, for this statement
+ * only. The rows come back as from `manager.query` for a SELECT or a statement with RETURNING.
  *
  * why: for statements sent once per agent step (P5 in docs/benchmarks.md), parsing and
  * planning cost about as much as the commit itself; a prepared statement is parsed once per
- * connection and its plan reused. A name stands for one text: never reuse it for another.
+ * connection and its plan reused. Outside a transaction the pool is asked directly, without
+ * a TypeORM query runner (and entity manager) built for one statement. A name stands for one
+ * text: never reuse it for another.
  */
 export async function preparedQuery<T>(
   manager: EntityManager,
@@ -20,12 +29,10 @@ export async function preparedQuery<T>(
   text: string,
   values: readonly unknown[],
 ): Promise<T[]> {
-  const inTransaction = manager.queryRunner;
-  const runner = inTransaction ?? manager.connection.createQueryRunner();
-  try {
-    const client = (await runner.connect()) as PgClient;
-    return (await client.query({ name, text, values })).rows as T[];
-  } finally {
-    if (!inTransaction) await runner.release();
-  }
+  const statement = { name, text, values };
+  const runner = manager.queryRunner;
+  const target = runner
+    ? ((await runner.connect()) as PgQueryable)
+    : (manager.connection.driver as unknown as { master: PgQueryable }).master;
+  return (await target.query(statement)).rows as T[];
 }
