@@ -4,8 +4,10 @@
 import { withBenchDatabase } from '../support/database';
 import { describeEnvironment, type BenchOptions } from '../support/env';
 import { checkAll, type Check } from '../support/report';
+import { summarize } from '../support/stats';
 import type { Scenario, ScenarioOutcome } from '../scenario';
 import { openPeer, peerChecks, peerDetails, peerFigures, type PeerSample } from './p5-peer';
+import { countStatements, printProbes, profileRun } from './p5-probes';
 import {
   baselineFigures,
   headlineFigures,
@@ -71,12 +73,21 @@ function variantsOf(plan: Plan): Variant[] {
   ];
 }
 
-/** Warm-up, then `reps` x (baseline batches, one run of each variant), interleaved. */
-async function measure(rig: Rig, plan: Plan) {
+/** Rounds of the run whose statements are counted (the profiled run is the longest size). */
+const PROBE_ROUNDS = 100;
+
+/**
+ * Warm-up and the probes (statements per step; with --profile a CPU profile), then `reps` x
+ * (baseline batches, one run of each variant), interleaved.
+ */
+async function measure(rig: Rig, plan: Plan, options: BenchOptions) {
   let sample: RunSample | null = null;
   for (const rounds of plan.warmup) sample = await measureRun(rig, { rounds, privacy: 'METADATA' }, 0);
   const replay = await storedSteps(rig, sample!.runId);
   await measureBaseline(rig, 50, 0, replay);
+  const statements = await countStatements(rig, PROBE_ROUNDS);
+  const prof = options.profile ? await profileRun(rig, Math.max(...plan.sizes), options.quick) : null;
+  printProbes(statements, prof);
   const opened = plan.peerReps > 0 ? await openPeer(rig) : null;
   const runs: RunSample[] = [];
   const baselines: BaselineSample[] = [];
@@ -93,7 +104,7 @@ async function measure(rig: Rig, plan: Plan) {
   } finally {
     await opened?.peer.close();
   }
-  return { runs, baselines, peer, peerSizes: opened?.sizes ?? null };
+  return { runs, baselines, peer, peerSizes: opened?.sizes ?? null, statements, prof };
 }
 
 /** Informational (never fails): how WAL was attributed, and how many spans could be read back. */
@@ -194,14 +205,26 @@ async function run(options: BenchOptions): Promise<ScenarioOutcome> {
     const rig = await prepareRig(db, variantsOf(plan), CEILING);
     try {
       const environment = await describeEnvironment(rig.observer);
-      const { runs, baselines, peer, peerSizes } = await measure(rig, plan);
+      const { runs, baselines, peer, peerSizes, statements, prof } = await measure(rig, plan, options);
       const d = details(plan, rig, runs, baselines);
       return {
         database: db.name,
         environment,
-        checks: [...checks(rig, runs, baselines, environment.settings), ...peerChecks(peer)],
-        figures: [...headlineFigures(d.sized, d.base), ...peerFigures(plan.sizes, runs, peer)],
-        details: { ...d.details, peer: peerDetails(peerSizes, peer) },
+        checks: [
+          ...checks(rig, runs, baselines, environment.settings),
+          checkAll('the counted run (statements per step) completed correctly', 1, statements.problems),
+          ...peerChecks(peer),
+        ],
+        figures: [
+          ...headlineFigures(d.sized, d.base),
+          {
+            name: `statements of the app pool per step (${PROBE_ROUNDS} rounds)`,
+            unit: '',
+            ours: summarize([statements.perStep]),
+          },
+          ...peerFigures(plan.sizes, runs, peer),
+        ],
+        details: { ...d.details, statements, profile: prof, peer: peerDetails(peerSizes, peer) },
       };
     } finally {
       await releaseRig(rig);

@@ -330,6 +330,30 @@ describe('PagesService on a real database', () => {
       );
     });
 
+    it('reads a page with its text in one statement: the workspace row first, else live', async () => {
+      await pages.updateText(users.admin!, {
+        pageId: ids.Launch!,
+        languageId: 1,
+        workspaceId: 11,
+        title: 'Entwurf',
+      });
+      const own = await pages.readPageText(users.admin!, ids.Launch!, 1, 11);
+      expect(own.page.id).toBe(ids.Launch);
+      expect(own.text).toMatchObject({ workspaceId: 11, languageId: 1, title: 'Entwurf' });
+      expect((await pages.readPageText(users.admin!, ids.Launch!, 1, 12)).text).toMatchObject({
+        workspaceId: 0,
+        title: 'Start',
+        body: 'Wir sind gestartet.',
+      });
+      expect((await pages.readPageText(users.admin!, ids.Launch!, 2)).text).toBeNull();
+      for (const [user, pageId] of [
+        [users.erin!, ids.Home!],
+        [users.admin!, 999999],
+      ] as const) {
+        expect((await refusalOf(pages.readPageText(user, pageId))).code).toBe('PAGE_NOT_ACCESSIBLE');
+      }
+    });
+
     it('searches live text of the pages the user may show', async () => {
       const widget = await pages.search(users.alice!, 'WIDGET');
       expect(widget).toEqual([

@@ -14,6 +14,7 @@ import { Lease, RunsRepository, StoredStep } from '../../../src/modules/runs/per
 import { RunReadsRepository } from '../../../src/modules/runs/persistence/run-reads.repository';
 import { RunClaimsRepository } from '../../../src/modules/runs/persistence/run-claims.repository';
 import { RunReapingRepository } from '../../../src/modules/runs/persistence/run-reaping.repository';
+import { createTestDatabase, openDataSource, TestDatabase } from '../../support/test-database';
 import { TEST_STATE_KEY } from '../../support/test-env';
 
 /** The runs persistence and vault wired by hand on one data source, with demo references. */
@@ -45,6 +46,23 @@ export async function runsKit(ds: DataSource): Promise<RunsKit> {
     configurationId: configuration!.id,
     ownerId: owner!.id,
   };
+}
+
+/**
+ * A test database with the runs kit for the suite it is called in (its own database, dropped
+ * after the suite): read `.kit` inside the tests.
+ */
+export function suiteKit(): { readonly kit: RunsKit } {
+  const holder: { kit: RunsKit; db?: TestDatabase } = {} as never;
+  beforeAll(async () => {
+    holder.db = await createTestDatabase();
+    holder.kit = await runsKit(await openDataSource(holder.db));
+  });
+  afterAll(async () => {
+    await holder.kit?.ds.destroy();
+    await holder.db?.dispose();
+  });
+  return holder;
 }
 
 export const LEASE_SECONDS = 60;

@@ -170,9 +170,9 @@ export class PagesService {
   }
 
   /**
-   * What `pages_read` needs: the page (PAGE_NOT_ACCESSIBLE unless the user may show it), its
-   * text in the language and workspace (live fallback; null where there is none) and its
-   * languages. BAD_USER_INPUT for a negative language or workspace.
+   * A page read with its languages: the page (PAGE_NOT_ACCESSIBLE unless the user may show
+   * it), its text in the language and workspace (live fallback; null where there is none) and
+   * its languages. BAD_USER_INPUT for a negative language or workspace.
    */
   async readPageForUser(
     user: ContentUser,
@@ -180,13 +180,26 @@ export class PagesService {
     languageId = 0,
     workspaceId: number = LIVE_WORKSPACE,
   ): Promise<PageRead> {
+    const { page, text } = await this.readPageText(user, pageId, languageId, workspaceId);
+    return { page, text, languageIds: await this.siteLanguageIds(page) };
+  }
+
+  /**
+   * The page the user may show with its text in one language and workspace (live fallback;
+   * null where there is none), in one statement: what the agent's `pages_read` returns.
+   * Refuses as `readPageForUser` does.
+   */
+  async readPageText(
+    user: ContentUser,
+    pageId: number,
+    languageId = 0,
+    workspaceId: number = LIVE_WORKSPACE,
+  ): Promise<Omit<PageRead, 'languageIds'>> {
     checkLanguageAndWorkspace(languageId, workspaceId);
-    const page = await this.requireShowablePage(user, pageId);
-    const [text, languageIds] = await Promise.all([
-      this.readText(pageId, languageId, workspaceId),
-      this.siteLanguageIds(page),
-    ]);
-    return { page, text, languageIds };
+    const found = await this.repository.findPageWithText(pageId, languageId, workspaceId);
+    // why: an unknown page and one the user may not show are refused alike (no text leaves).
+    if (!found || !mayShowPage(user, found.page)) throw pageNotAccessible(pageId);
+    return found;
   }
 
   /**

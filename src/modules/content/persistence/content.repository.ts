@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In } from 'typeorm';
+import { preparedQuery } from '../../../platform/database/prepared-query';
 import { managerOf } from '../../../platform/database/transaction-runner';
 import { PageSearchHit, PageTextView, PageView, SiteLanguageView, SiteView } from '../core/content.types';
 import { EMPTY_PAGE_TEXT, PageTextChange } from '../core/page-text-changes';
@@ -146,6 +147,54 @@ export class ContentRepository {
       where: { pageId: In([...pageIds]), languageId, workspaceId: In([...workspaceIds]) },
     });
     return rows.map(toTextView);
+  }
+
+  /**
+   * A page with its text in one language, in one statement: the workspace's own row, else the
+   * live one (`text` null where the page has neither). Null for an unknown page. Prepared:
+   * the agent's `pages_read` sends it once per call.
+   */
+  async findPageWithText(
+    pageId: number,
+    languageId: number,
+    workspaceId: number,
+  ): Promise<{ page: PageView; text: PageTextView | null } | null> {
+    const rows: Array<
+      PageRow & {
+        t_workspace_id: number | null;
+        title: string | null;
+        body: string | null;
+        seo_title: string | null;
+        seo_description: string | null;
+      }
+    > = await preparedQuery(
+      this.m(),
+      'content.findPageWithText',
+      `SELECT p.id, p.parent_id, p.site_id, p.slug, p.sorting, p.rootline,
+              t.workspace_id AS t_workspace_id, t.title, t.body, t.seo_title, t.seo_description
+         FROM page p
+         LEFT JOIN LATERAL (
+           SELECT workspace_id, title, body, seo_title, seo_description FROM page_text
+            WHERE page_id = p.id AND language_id = $2 AND workspace_id IN ($3, 0)
+            ORDER BY workspace_id = $3 DESC LIMIT 1) t ON true
+        WHERE p.id = $1`,
+      [pageId, languageId, workspaceId],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    const text: PageTextView | null =
+      row.t_workspace_id === null
+        ? null
+        : {
+            pageId: Number(row.id),
+            languageId,
+            workspaceId: Number(row.t_workspace_id),
+            title: row.title ?? '',
+            body: row.body ?? '',
+            seoTitle: row.seo_title,
+            seoDescription: row.seo_description,
+          };
+    return { page: toPageView(row), text };
   }
 
   /** One text row; `lock` takes a row lock (FOR UPDATE) inside the caller's transaction. */

@@ -40,7 +40,7 @@ export class OwnerContentPort implements ContentPort {
 
   async readPage(_owner: RunOwner, at: PageLocator): Promise<PortResult<PageView>> {
     return this.guard(async () => {
-      const read = await this.pages.readPageForUser(this.owner, at.pageId, at.languageId, at.workspaceId);
+      const read = await this.pages.readPageText(this.owner, at.pageId, at.languageId, at.workspaceId);
       const text = read.text;
       return {
         ...at,

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { preparedQuery } from '../../../platform/database/prepared-query';
 import { managerOf } from '../../../platform/database/transaction-runner';
 import type { RunStatus } from '../core/run-status';
 import {
@@ -92,16 +93,26 @@ export class RunsRepository {
 
   /**
    * Records one step under the lease: bumps `step_count` (the step's sequence), renews the
-   * lease and inserts the step, in one statement. Null when the lease was lost or the run is
-   * no longer RUNNING (cancelled, reaped): the caller must stop at once.
+   * lease once half of it is used up, and inserts the step, in one statement. Null when the
+   * lease was lost or the run is no longer RUNNING (cancelled, reaped): the caller must stop
+   * at once.
    */
   async appendStep(lease: Lease, step: StoredStep, leaseSeconds: number): Promise<number | null> {
     // why: one statement keeps the fencing check and the insert atomic without an explicit
     // transaction, so a step costs one round trip and one commit.
-    const rows: Array<{ sequence: number }> = await this.m().query(
+    // why: a step leaves lease_expires_at as it is while more than half of the lease is left
+    // (the executor's heartbeat renews it every third of the lease anyway): the run row then
+    // changes only in step_count, and PostgreSQL logs just the changed bytes of that HOT
+    // update instead of everything between step_count and lease_expires_at (the checkpoint).
+    const rows = await preparedQuery<{ sequence: number }>(
+      this.m(),
+      'runs.appendStep',
       `WITH r AS (
          UPDATE run SET step_count = step_count + 1,
-                        lease_expires_at = now() + make_interval(secs => $3)
+                        lease_expires_at = CASE
+                          WHEN COALESCE(lease_expires_at, '-infinity') < now() + make_interval(secs => $3::float8 / 2)
+                          THEN now() + make_interval(secs => $3::float8)
+                          ELSE lease_expires_at END
           WHERE id = $1 AND lease_token = $2 AND status = 'RUNNING'
           RETURNING step_count)
        INSERT INTO run_step (run_id, sequence, kind, round, duration_ms, payload)
