@@ -1,6 +1,7 @@
 import { GraphQLObjectType, GraphQLSchema, GraphQLString, parse } from 'graphql';
 import { subscriptionStream } from '../pubsub/subscription-stream';
 import { SHARED_FRAMES, SharedFrames } from './shared-frames';
+import type { FramedText } from './socket-sends';
 
 /** A schema with one shared and one per-subscriber subscription over the same source. */
 function schema(calls: { n: number }, source: () => AsyncIterableIterator<unknown>): GraphQLSchema {
@@ -82,7 +83,7 @@ describe('SharedFrames', () => {
       }),
     );
     const frames = new SharedFrames();
-    const sent: Array<{ id: string; message: string | Buffer }> = [];
+    const sent: Array<{ id: string; message: FramedText }> = [];
     const iterators = [];
     for (const id of ['1', '1', '7']) {
       const args = { schema: s, document: parse('subscription { shared }') };
@@ -94,10 +95,13 @@ describe('SharedFrames', () => {
     await new Promise((r) => setImmediate(r));
     for (const push of events) push(event);
     expect(calls.n).toBe(1);
-    expect(sent.map((x) => [x.id, JSON.parse(String(x.message))])).toEqual(
+    expect(sent.map((x) => [x.id, JSON.parse(x.message.bytes.toString())])).toEqual(
       ['1', '1', '7'].map((id) => [id, { id, type: 'next', payload: { data: { shared: 'hello "world"' } } }]),
     );
-    expect(Buffer.isBuffer(sent[0]!.message)).toBe(true);
+    // why: the frame is the bytes behind a text frame's header (FIN + opcode 1, unmasked).
+    const { bytes, frame } = sent[0]!.message;
+    expect(frame[0]).toBe(0x81);
+    expect(frame.subarray(frame.length - bytes.length).equals(bytes)).toBe(true);
     // why: the same bytes serve every subscription numbered alike.
     expect(sent[1]!.message).toBe(sent[0]!.message);
     for (const it of iterators) await it.return?.();

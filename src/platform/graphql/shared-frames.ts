@@ -8,6 +8,7 @@ import {
   print,
 } from 'graphql';
 import { DIRECT_SINK, isDirectStream, mapStream } from '../pubsub/subscription-stream';
+import { FramedText, frameText } from './socket-sends';
 
 /**
  * The field extension that marks a subscription whose frames depend on the event alone (never
@@ -26,8 +27,8 @@ type Memo = Map<string, Shared>;
 /** A graphql-ws subscription's way to its socket: its id, and a send for finished frames. */
 export interface Lane {
   readonly id: string;
-  /** Sends a complete message, as text or its UTF-8 bytes (the socket's bounded send). */
-  readonly send: (message: string | Buffer) => void;
+  /** Sends a complete message framed once for many sockets (the socket's bounded send). */
+  readonly send: (message: FramedText) => void;
 }
 
 /**
@@ -41,7 +42,7 @@ export class SharedFrames {
   private readonly shared = new WeakSet<object>();
   private readonly texts = new WeakMap<object, string>();
   /** `next` messages per shared result and subscription id (see `readyMessage`). */
-  private readonly messages = new WeakMap<object, Map<string, Buffer>>();
+  private readonly messages = new WeakMap<object, Map<string, FramedText>>();
   /** The lane of each subscription's execution arguments, until it subscribes. */
   private readonly lanes = new WeakMap<object, Lane>();
   /** Frame texts by number, for the moment between `onNext` and the socket write. */
@@ -137,12 +138,12 @@ export class SharedFrames {
   }
 
   /**
-   * The `next` message of subscription `id` for an event, as UTF-8 bytes, when the event's
-   * shared execution is ready and has no errors. The bytes are built once per result and
+   * The `next` message of subscription `id` for an event, framed (`frameText`), when the
+   * event's shared execution is ready and has no errors. It is framed once per result and
    * subscription id: most connections carry one subscription, numbered alike by the clients,
    * so one encoding serves most sockets.
    */
-  private readyMessage(event: unknown, key: string, args: ExecutionArgs, id: string): Buffer | undefined {
+  private readyMessage(event: unknown, key: string, args: ExecutionArgs, id: string): FramedText | undefined {
     if (typeof event !== 'object' || event === null) return undefined;
     const result = this.executeShared(event, key, args);
     if (isPromise(result) || result.errors) return undefined;
@@ -153,7 +154,7 @@ export class SharedFrames {
     }
     let message = byId.get(id);
     if (message === undefined) {
-      message = Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":${this.textOf(result)}}`);
+      message = frameText(`{"id":${JSON.stringify(id)},"type":"next","payload":${this.textOf(result)}}`);
       // why: ids are the clients' to choose; past a handful the bytes are not kept.
       if (byId.size < 16) byId.set(id, message);
     }

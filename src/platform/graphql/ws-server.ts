@@ -33,7 +33,7 @@ import {
 } from './graphql.setup';
 import { formatWsErrors, formatWsResult, prepareWsOperation } from './ws-operations';
 import { SharedFrames } from './shared-frames';
-import { guardSends, SLOW_CONSUMER_CLOSE } from './socket-sends';
+import { FramedText, guardSends, SLOW_CONSUMER_CLOSE } from './socket-sends';
 
 const PATH = '/graphql';
 
@@ -108,7 +108,7 @@ export class GraphqlWsServer implements OnApplicationBootstrap, BeforeApplicatio
   private renewal: NodeJS.Timeout | null = null;
   private readonly frames = new SharedFrames();
   /** Each socket's bounded send for finished frames (SharedFrames' lanes). */
-  private readonly directSends = new WeakMap<WebSocket, (text: string | Buffer) => void>();
+  private readonly directSends = new WeakMap<WebSocket, (message: FramedText) => void>();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
