@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { Client } from 'pg';
 import { RecordedDecisions } from '../../src/modules/approvals';
 import { RunExecutor } from '../../src/modules/runs';
-import { bootApp, type BenchApp } from '../support/app';
+import { bootApp, untilPoolIdle, type BenchApp } from '../support/app';
 import { BusTap } from '../support/bus-tap';
 import type { BenchDatabase } from '../support/database';
 import { approve, RUN_EVENTS, RUN_PROGRESS, startWaiting } from '../support/decisions';
@@ -179,6 +179,9 @@ export async function measureFanout(
     await tap.close();
     throw new Error(`no subscription started: ${JSON.stringify(subscribed.firstErrors)}`);
   }
+  // why: each runEvents start phase reads the run once more after its replay reached the
+  // client; the fan-out is measured once those reads are done, not while they queue.
+  await untilPoolIdle(rig.app);
   rig.queries.start();
   const executor = rig.app.app.get(RunExecutor);
   const taken = await rig.app.app.get(RecordedDecisions).pickUp(executor.instanceId, 1);

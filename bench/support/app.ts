@@ -81,3 +81,27 @@ export async function bootApp(db: BenchDatabase, options: BootOptions = {}): Pro
     close: () => app.close(),
   };
 }
+
+/**
+ * Resolves once the app's pool has had nothing to do for `quietMs`: every connection idle and
+ * nobody waiting for one. A subscription's start phase may still be reading after its client
+ * got its first frame (runEvents checks the run after its replay); a measurement that starts
+ * then would count that tail as its own.
+ */
+export async function untilPoolIdle(app: BenchApp, quietMs = 50, timeoutMs = 60_000): Promise<void> {
+  const pool = (app.dataSource.driver as unknown as { master: PoolStats }).master;
+  const deadline = Date.now() + timeoutMs;
+  let quietSince = Date.now();
+  while (Date.now() < deadline) {
+    const busy = pool.waitingCount > 0 || pool.idleCount < pool.totalCount;
+    if (busy) quietSince = Date.now();
+    else if (Date.now() - quietSince >= quietMs) return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+interface PoolStats {
+  readonly totalCount: number;
+  readonly idleCount: number;
+  readonly waitingCount: number;
+}
