@@ -257,19 +257,18 @@ describe('the CLI (compiled, in a child process)', () => {
       token = run.lines[run.lines.length - 1]!;
       expect(token).toMatch(TOKEN_LINE);
       expect(run.lines.slice(0, -1).join('\n')).not.toContain(token);
-      const [rows, viewer] = await inDataDir(dataDir, async (ds) => [
+      // why: one open of the data directory for all three reads (each open boots PGlite).
+      const [rows, viewer, stored] = await inDataDir(dataDir, async (ds) => [
         await ds.query<unknown[]>(
           `SELECT t.label, u.username FROM api_token t JOIN app_user u ON u.id = t.user_id WHERE t.token_hash = $1`,
           [hashToken(token)],
         ),
         await authenticate(ds, token),
+        await ds.query<unknown[]>('SELECT count(*)::int AS n FROM api_token WHERE token_hash = $1', [token]),
       ]);
       expect(rows).toEqual([{ label: 'ci deploy', username: 'zoe' }]);
       expect(viewer).toMatchObject({ username: 'zoe', displayName: 'Zoe Z', isAdmin: false });
       expect([...viewer!.grants].sort()).toEqual(['AGENT_APPROVE', 'CHAT']);
-      const stored = await inDataDir(dataDir, (ds) =>
-        ds.query('SELECT count(*)::int AS n FROM api_token WHERE token_hash = $1', [token]),
-      );
       expect(stored).toEqual([{ n: 0 }]);
     }, 60_000);
 
@@ -301,16 +300,22 @@ describe('the CLI (compiled, in a child process)', () => {
            WHERE u.username = 'zoe' AND t.revoked_at IS NOT NULL`,
         );
 
+      // why: one open of the data directory per check (each open boots PGlite).
+      const afterRevoke = async (ds: DataSource) =>
+        [await revoked(ds), await authenticate(ds, spare), await authenticate(ds, token)] as const;
+
       const one = await cli(['token', 'revoke', '--user', 'zoe', '--id', spareId], embedded);
       expect(one.code).toBe(0);
-      expect(await inDataDir(dataDir, revoked)).toEqual([{ n: 1 }]);
-      expect(await inDataDir(dataDir, (ds) => authenticate(ds, spare))).toBeNull();
-      expect(await inDataDir(dataDir, (ds) => authenticate(ds, token))).not.toBeNull();
+      const [revokedOne, spareAfterOne, tokenAfterOne] = await inDataDir(dataDir, afterRevoke);
+      expect(revokedOne).toEqual([{ n: 1 }]);
+      expect(spareAfterOne).toBeNull();
+      expect(tokenAfterOne).not.toBeNull();
 
       const all = await cli(['token', 'revoke', '--user', 'zoe', '--all'], embedded);
       expect(all.code).toBe(0);
-      expect(await inDataDir(dataDir, revoked)).toEqual([{ n: 2 }]);
-      expect(await inDataDir(dataDir, (ds) => authenticate(ds, token))).toBeNull();
+      const [revokedAll, , tokenAfterAll] = await inDataDir(dataDir, afterRevoke);
+      expect(revokedAll).toEqual([{ n: 2 }]);
+      expect(tokenAfterAll).toBeNull();
       const users = await cli(['user', 'list'], embedded);
       expect(users.stdout).toMatch(/ {2}zoe {2}.*active tokens: 0$/m);
     }, 120_000);
