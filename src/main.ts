@@ -26,6 +26,20 @@ async function main(): Promise<void> {
   // application is built, so a refusal reaches the message below instead of Nest's logger.
   resolveStateKey(config.stateEncryptionKey, config.dataDir);
   const app = await createApp(config, target);
+  // why: the one place that handles the signals (no Nest shutdown hooks, which re-raise the
+  // signal once they are done and so raced this handler for the exit code), in place before
+  // the server starts and kept for the whole shutdown: a signal that arrives while booting, or
+  // a second one while stopping, must not fall to the default action (killed, no exit code).
+  // Close the application (its shutdown hooks run), then the embedded database, then exit 0.
+  let stopping: Promise<void> | null = null;
+  const shutdown = (): Promise<void> =>
+    (stopping ??= (async () => {
+      await app.close();
+      await embedded?.close();
+      process.exit(0);
+    })());
+  process.on('SIGINT', () => void shutdown());
+  process.on('SIGTERM', () => void shutdown());
   await app.init();
   let newTokens: Record<string, string> | null = null;
   if (config.seedDemo) {
@@ -49,16 +63,6 @@ async function main(): Promise<void> {
   ];
   lines.push(...demoTokenLines(newTokens, embedded ? demoTokensPath(config.dataDir) : null));
   console.log(lines.join('\n') + '\n');
-  // why: the one place that handles the signals (no Nest shutdown hooks, which re-raise the
-  // signal once they are done and so raced this handler for the exit code): close the
-  // application (its shutdown hooks run), then the embedded database, then exit 0.
-  const shutdown = async (): Promise<void> => {
-    await app.close();
-    await embedded?.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void shutdown());
-  process.once('SIGTERM', () => void shutdown());
 }
 
 main().catch((e: unknown) => {
