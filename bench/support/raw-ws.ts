@@ -132,24 +132,11 @@ export class BroadcastRig {
     const total = events.length * this.clients.length;
     this.received = this.clients.map(() => 0);
     this.arrivals = events.map(() => []);
-    const sentAt: number[] = [];
     const deadline = Date.now() + 60_000;
-    for (const [e, frames] of events.entries()) {
-      sentAt.push(performance.now());
-      for (const [i, socket] of this.serverSockets.entries()) socket.send(frames[i % frames.length]!);
-      // why: yield between events so clients read while later events are sent, as a server
-      // publishing event by event lets them.
-      await new Promise<void>((r) => setImmediate(r));
-      if (mode === 'stepwise') {
-        while (this.arrivals[e]!.length < this.clients.length && Date.now() < deadline) await sleep(0);
-      }
-    }
+    const reached = (e: number): boolean => this.arrivals[e]!.length >= this.clients.length;
+    const sentAt = await sendEvents(this.serverSockets, events, mode, reached, deadline);
     while (this.arrivals.reduce((n, a) => n + a.length, 0) < total && Date.now() < deadline) await sleep(1);
-    const lastAt = this.arrivals.map((a) => (a.length === this.clients.length ? Math.max(...a) : NaN));
-    const latenciesMs = this.arrivals.flatMap((a, e) => a.map((at) => at - sentAt[e]!));
-    const deliveries = latenciesMs.length;
-    const end = Math.max(...lastAt.filter((v) => Number.isFinite(v)));
-    return { sentAt, lastAt, latenciesMs, deliveries, rate: deliveries / ((end - sentAt[0]!) / 1000) };
+    return broadcastResult(sentAt, this.arrivals, this.clients.length);
   }
 
   async close(): Promise<void> {
@@ -185,27 +172,50 @@ export class HostedBroadcastRig {
     mode: 'burst' | 'stepwise',
   ): Promise<BroadcastResult> {
     await this.host.rawExpect(events.length);
-    const sentAt: number[] = [];
     const deadline = Date.now() + 60_000;
-    for (const [e, frames] of events.entries()) {
-      sentAt.push(performance.now());
-      for (const [i, socket] of this.serverSockets.entries()) socket.send(frames[i % frames.length]!);
-      await new Promise<void>((r) => setImmediate(r));
-      if (mode === 'stepwise') {
-        while (!this.host.rawEventDone(e) && Date.now() < deadline) await sleep(0);
-      }
-    }
+    const reached = (e: number): boolean => this.host.rawEventDone(e);
+    const sentAt = await sendEvents(this.serverSockets, events, mode, reached, deadline);
     const arrivals = await this.host.rawArrivals(Math.max(0, deadline - Date.now()));
-    const k = this.serverSockets.length;
-    const lastAt = arrivals.map((a) => (a.length === k ? Math.max(...a) : NaN));
-    const latenciesMs = arrivals.flatMap((a, e) => a.map((at) => at - sentAt[e]!));
-    const deliveries = latenciesMs.length;
-    const end = Math.max(...lastAt.filter((v) => Number.isFinite(v)));
-    return { sentAt, lastAt, latenciesMs, deliveries, rate: deliveries / ((end - sentAt[0]!) / 1000) };
+    return broadcastResult(sentAt, arrivals, this.serverSockets.length);
   }
 
   async close(): Promise<void> {
     await this.host.rawClose();
     await closeServer(this.server);
   }
+}
+
+/**
+ * Sends each event's frames to every socket (socket i gets `frames[i % frames.length]`):
+ * `burst` back to back, `stepwise` the next only once `reached(e)` says the previous arrived
+ * everywhere. Returns each event's send time.
+ */
+async function sendEvents(
+  sockets: readonly WebSocket[],
+  events: readonly (readonly string[])[],
+  mode: 'burst' | 'stepwise',
+  reached: (event: number) => boolean,
+  deadline: number,
+): Promise<number[]> {
+  const sentAt: number[] = [];
+  for (const [e, frames] of events.entries()) {
+    sentAt.push(performance.now());
+    for (const [i, socket] of sockets.entries()) socket.send(frames[i % frames.length]!);
+    // why: yield between events so clients read while later events are sent, as a server
+    // publishing event by event lets them.
+    await new Promise<void>((r) => setImmediate(r));
+    if (mode === 'stepwise') {
+      while (!reached(e) && Date.now() < deadline) await sleep(0);
+    }
+  }
+  return sentAt;
+}
+
+/** The figures of one broadcast from each event's send time and its arrivals at `k` sockets. */
+function broadcastResult(sentAt: number[], arrivals: readonly number[][], k: number): BroadcastResult {
+  const lastAt = arrivals.map((a) => (a.length === k ? Math.max(...a) : NaN));
+  const latenciesMs = arrivals.flatMap((a, e) => a.map((at) => at - sentAt[e]!));
+  const deliveries = latenciesMs.length;
+  const end = Math.max(...lastAt.filter((v) => Number.isFinite(v)));
+  return { sentAt, lastAt, latenciesMs, deliveries, rate: deliveries / ((end - sentAt[0]!) / 1000) };
 }

@@ -113,19 +113,14 @@ export class SharedFrames {
   /** One execution per (event, operation); synchronous where the resolvers are. */
   private executeShared(event: unknown, key: string, args: ExecutionArgs): Shared {
     if (typeof event !== 'object' || event === null) return execute({ ...args, rootValue: event });
-    let memo = this.executions.get(event);
-    if (!memo) {
-      memo = new Map();
-      this.executions.set(event, memo);
-    }
+    const memo = tableOf(this.executions, event);
     let result = memo.get(key);
     if (result === undefined) {
       const executed = execute({ ...args, rootValue: event });
       if (isPromise(executed)) {
-        const table = memo;
         result = executed.then((r) => {
           this.shared.add(r);
-          table.set(key, r);
+          memo.set(key, r);
           return r;
         });
       } else {
@@ -147,11 +142,7 @@ export class SharedFrames {
     if (typeof event !== 'object' || event === null) return undefined;
     const result = this.executeShared(event, key, args);
     if (isPromise(result) || result.errors) return undefined;
-    let byId = this.messages.get(result);
-    if (!byId) {
-      byId = new Map();
-      this.messages.set(result, byId);
-    }
+    const byId = tableOf(this.messages, result);
     let message = byId.get(id);
     if (message === undefined) {
       message = frameText(`{"id":${JSON.stringify(id)},"type":"next","payload":${this.textOf(result)}}`);
@@ -219,4 +210,14 @@ function isAsyncIterable(value: unknown): boolean {
 
 function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof (value as { then?: unknown })?.then === 'function';
+}
+
+/** The table kept for `owner` in `tables`, created on first use. */
+function tableOf<V>(tables: WeakMap<object, Map<string, V>>, owner: object): Map<string, V> {
+  let table = tables.get(owner);
+  if (!table) {
+    table = new Map();
+    tables.set(owner, table);
+  }
+  return table;
 }
