@@ -270,6 +270,36 @@ describe('sign-in through an OpenID provider (a real oidc-provider)', () => {
     expect(await closed).toBe(4401);
   });
 
+  it('opens the subscriptions that check their caller afresh (inboxChanged, runEvents) for a JWT caller', async () => {
+    const client = stayingClient(
+      await idp.token('sub-grace', { claims: { preferred_username: 'grace', groups: ['cs-admins'] } }),
+    );
+    /** 'open' when the stream is still open after a second, else the code it was refused with. */
+    const outcomeOf = (query: string, variables: Record<string, unknown> = {}) =>
+      new Promise<string>((resolve) => {
+        const timer = setTimeout(() => resolve('open'), 1_000);
+        const end = (code: string) => {
+          clearTimeout(timer);
+          resolve(code);
+        };
+        client.subscribe(
+          { query, variables },
+          {
+            // why: a refusal when the stream opens arrives as a result with errors, then complete.
+            next: (r) => end(r.errors ? String(r.errors[0]?.extensions?.code) : 'next'),
+            error: (e) => end(String((e as Array<{ extensions?: { code?: string } }>)[0]?.extensions?.code)),
+            complete: () => end('complete'),
+          },
+        );
+      });
+    expect(await outcomeOf('subscription { inboxChanged { id } }')).toBe('open');
+    // why: the admin check passes (the mapped group grants admin), so an unknown run is NOT_FOUND.
+    const unknown = { runId: '00000000-0000-4000-8000-000000000000' };
+    expect(await outcomeOf('subscription ($runId: ID!) { runEvents(runId: $runId) { kind } }', unknown)).toBe(
+      'NOT_FOUND',
+    );
+  });
+
   it('follows a key rotation: a token with the new kid is verified after the key set is fetched again', async () => {
     await idp.rotate();
     await sleep(2_100);

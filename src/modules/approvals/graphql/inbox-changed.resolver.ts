@@ -7,7 +7,6 @@ import { RequestContext } from '../../../platform/auth/request-context';
 import { EventBus } from '../../../platform/pubsub/event-bus';
 import { subscriptionStream } from '../../../platform/pubsub/subscription-stream';
 import { forbidden } from '../../../common/refusal';
-import { TokensService } from '../../auth';
 import { INBOX_TOPIC, isWaiting } from '../../runs';
 import { InboxService } from '../application/inbox.service';
 import { InboxChangeTracker } from '../core/inbox-change';
@@ -20,7 +19,6 @@ export class InboxChangedResolver {
     private readonly bus: EventBus,
     private readonly inbox: InboxService,
     private readonly authenticator: Authenticator,
-    private readonly tokens: TokensService,
   ) {}
 
   @Subscription(() => InboxItemModel, {
@@ -30,9 +28,9 @@ export class InboxChangedResolver {
   })
   @Allow(Access.Authenticated)
   async inboxChanged(@Ctx() ctx: RequestContext): Promise<AsyncIterableIterator<InboxItemModel>> {
-    // why: over graphql-ws the context holds the user of the connection's start; a token
-    // revoked since then opens no new stream.
-    const current = await this.tokens.current(ctx.viewer);
+    // why: a token revoked (or an identity provider's token expired) since the operation's
+    // context was read opens no new stream; `reload` knows both kinds of token.
+    const current = await this.authenticator.reload(ctx.viewer);
     if (!current) throw forbidden('The token is no longer valid');
     let user: AuthUser = current;
     const changes = new InboxChangeTracker();

@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import type { AuthUser } from '../../../platform/auth/auth-user';
 import { TOKEN_REVOKED_TOPIC } from '../../../platform/auth/authenticator';
 import { EventBus } from '../../../platform/pubsub/event-bus';
 import { RequestContext } from '../../../platform/auth/request-context';
 import { TransactionRunner } from '../../../platform/database/transaction-runner';
 import { badInput, forbidden, notFound } from '../../../common/refusal';
 import { normalizeNewToken } from '../core/identity';
-import { generateToken, hashToken, tokenUsable } from '../core/token';
+import { generateToken, hashToken } from '../core/token';
 import {
   mayManageTokensOf,
   tokenCreation,
@@ -17,7 +16,7 @@ import type { TokenView } from '../core/token-view';
 import { AuditTrail } from './audit-trail';
 import { TokenAuthenticator } from './token-authenticator';
 import { ApiTokensRepository } from '../persistence/api-tokens.repository';
-import { AuthRepository, toAuthUser } from '../persistence/auth.repository';
+import { AuthRepository } from '../persistence/auth.repository';
 
 /** A token as created: the secret is shown this once, only its SHA-256 is kept. */
 export interface CreatedToken {
@@ -36,19 +35,6 @@ export class TokensService {
     private readonly bus: EventBus,
     private readonly audit: AuditTrail,
   ) {}
-
-  /**
-   * The user behind the caller's token as stored now, read past the per-event memo of
-   * `Authenticator.refresh`: what a subscription checks when it starts. Over graphql-ws the
-   * operation's user is the one the connection started with; the token may have been revoked,
-   * or the user's grants changed, since. Null when the token is no longer valid.
-   */
-  async current(user: AuthUser): Promise<AuthUser | null> {
-    const stored = await this.auth.findTokenWithUser(user.tokenId);
-    if (!stored?.user || !tokenUsable(stored, new Date())) return null;
-    return toAuthUser(stored.user, stored.id);
-  }
-
   /**
    * Creates a token: through the API for the caller themselves only, on the command line (the
    * system) for anyone. A token created by a token expires no later than it. Records who

@@ -5,7 +5,6 @@ import { Authenticator } from '../../../platform/auth/authenticator';
 import { EventBus, type Unsubscribe } from '../../../platform/pubsub/event-bus';
 import { subscriptionStream } from '../../../platform/pubsub/subscription-stream';
 import { forbidden } from '../../../common/refusal';
-import { TokensService } from '../../auth';
 import {
   answerSoFarTopic,
   LiveAnswers,
@@ -68,7 +67,6 @@ export class ConversationEvents {
   constructor(
     private readonly bus: EventBus,
     private readonly authenticator: Authenticator,
-    private readonly tokens: TokensService,
     private readonly runs: RunsService,
     private readonly answers: LiveAnswers,
   ) {}
@@ -158,7 +156,7 @@ export class ConversationEvents {
       // why: the caller checked ownership with the user of the connection's start; a token
       // revoked or a CHAT grant lost since then ends the stream before anything is delivered.
       start: async (control) => {
-        if (!allowed(await this.tokens.current(viewer), conversation)) {
+        if (!allowed(await this.authenticator.reload(viewer), conversation)) {
           control.fail(forbidden('Access to this conversation was lost'));
         }
       },

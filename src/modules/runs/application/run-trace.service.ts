@@ -7,7 +7,6 @@ import { EventBus } from '../../../platform/pubsub/event-bus';
 import { subscriptionStream, StreamControl } from '../../../platform/pubsub/subscription-stream';
 import { forbidden, notFound } from '../../../common/refusal';
 import { parseUuid } from '../../../common/ids';
-import { TokensService } from '../../auth';
 import { ConfigurationsService } from '../../configurations';
 import { isTerminal, isWaiting } from '../core/run-status';
 import type { RunView } from '../core/run-view';
@@ -31,7 +30,6 @@ export class RunTraceService {
     private readonly bus: EventBus,
     private readonly authenticator: Authenticator,
     private readonly vault: StateVault,
-    private readonly tokens: TokensService,
     private readonly configurations: ConfigurationsService,
   ) {}
 
@@ -43,7 +41,7 @@ export class RunTraceService {
     const id = parseUuid(runId, 'runId');
     // why: the connection's user may be stale (revoked token, admin flag removed): the stored
     // steps replayed at the start must not reach them.
-    if (!user.isAdmin || (await this.tokens.current(user))?.isAdmin !== true) {
+    if (!user.isAdmin || (await this.authenticator.reload(user))?.isAdmin !== true) {
       throw forbidden('The run trace is for admins');
     }
     if (!(await this.reads.findById(id))) throw notFound('Run not found');
