@@ -14,26 +14,12 @@ import { TurnRecord } from './turn-record';
   where: '"idempotency_key" IS NOT NULL',
 })
 export class ApprovalVoteEntity extends TurnRecord {
-  @Column({ name: 'turn_digest', type: 'char', length: 64 })
-  turnDigest: string;
-
   @Column({ name: 'voter_id', type: 'int' })
   voterId: number;
 
   @ManyToOne(() => UserEntity, { onDelete: 'RESTRICT' })
   @JoinColumn({ name: 'voter_id' })
   voter?: UserEntity;
-
-  /** INLINE, DURABLE: the path the vote asked for (the completing vote's decides). */
-  @Column({ type: 'varchar', length: 16 })
-  path: string;
-
-  @Column({ name: 'idempotency_key', type: 'varchar', length: 200, nullable: true })
-  idempotencyKey: string | null;
-
-  /** The decision fingerprint of the vote (kind, digest), to tell a reused key apart. */
-  @Column({ type: 'char', length: 64 })
-  fingerprint: string;
 
   @Column({ name: 'voted_at', type: 'timestamptz', default: () => 'now()' })
   votedAt: Date;

@@ -30,20 +30,6 @@ export class DecisionEntity extends TurnRecord {
   @Column({ name: 'denial_reason', type: 'varchar', length: 16, nullable: true })
   denialReason: string | null;
 
-  @Column({ name: 'turn_digest', type: 'char', length: 64 })
-  turnDigest: string;
-
-  /** INLINE, DURABLE */
-  @Column({ type: 'varchar', length: 16 })
-  path: string;
-
-  @Column({ name: 'idempotency_key', type: 'varchar', length: 200, nullable: true })
-  idempotencyKey: string | null;
-
-  /** SHA-256 of what was decided (kind, digest, reason, values), to tell a reused key apart. */
-  @Column({ type: 'char', length: 64 })
-  fingerprint: string;
-
   @Column({ name: 'decided_at', type: 'timestamptz', default: () => 'now()' })
   decidedAt: Date;
 
