@@ -2,6 +2,9 @@
 // HTTP until the receipt, and until the first runProgress event of the continuation reaches a
 // subscriber that was already subscribed; beside one raw conditional-UPDATE commit plus one raw
 // WebSocket echo round trip, measured in the same repetition on the same database.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { profile, topOf } from '../support/cpu-profile';
 import { withBenchDatabase } from '../support/database';
 import { decisionTraces, startWaitingRuns, type WaitingRun } from '../support/decisions';
 import { describeEnvironment, type BenchOptions } from '../support/env';
@@ -264,6 +267,26 @@ function details(plan: Plan, reps: PerRep[], decisions: DecisionSample[]) {
   };
 }
 
+/**
+ * With --profile: one more repetition's decisions under the inspector's CPU profiler (app and
+ * client share this process), written to bench/results/P1[-quick].cpuprofile; the top by self
+ * time goes to the console. Kept apart from the measured repetitions: the profiler slows them.
+ */
+async function profiledDecisions(rig: Rig, plan: Plan, quick: boolean): Promise<void> {
+  const runs = await waitingRuns(rig, plan.decisions * 2);
+  const cpuProfile = await profile(async () => {
+    for (const run of runs) await measureDecision(rig, run, 0);
+  });
+  const file = join(__dirname, '..', '..', '..', 'bench', 'results', `P1${quick ? '-quick' : ''}.cpuprofile`);
+  writeFileSync(file, JSON.stringify(cpuProfile));
+  const top = topOf(cpuProfile, 25);
+  console.log(`  profile of ${runs.length} decisions: ${file}`);
+  for (const e of top.byTotal)
+    console.log(`    total ${e.totalPct.toFixed(1)}% self ${e.selfPct.toFixed(1)}%  ${e.name}`);
+  for (const e of top.packagesBySelf)
+    console.log(`    package self ${e.selfPct.toFixed(1)}% total ${e.totalPct.toFixed(1)}%  ${e.name}`);
+}
+
 async function run(options: BenchOptions): Promise<ScenarioOutcome> {
   const plan = options.quick ? QUICK_PLAN : FULL_PLAN;
   return withBenchDatabase(options.databaseUrl, 'p1', async (db) => {
@@ -271,6 +294,7 @@ async function run(options: BenchOptions): Promise<ScenarioOutcome> {
     try {
       const environment = await describeEnvironment(rig.observer);
       const { decisions, baselines, runIds } = await measure(rig, plan);
+      if (options.profile) await profiledDecisions(rig, plan, options.quick);
       const reps = perRep(decisions, baselines);
       return {
         database: db.name,

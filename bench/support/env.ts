@@ -8,7 +8,7 @@ export interface BenchOptions {
   readonly quick: boolean;
   /** The PostgreSQL server (any database on it); each scenario creates its own database there. */
   readonly databaseUrl: string;
-  /** `--profile`: scenarios that can (P0) run part of their work under the CPU profiler. */
+  /** `--profile`: scenarios that can (P0, P1, P5) run part of their work under the CPU profiler. */
   readonly profile: boolean;
 }
 

@@ -2,6 +2,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import type { DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../../migrations';
 import { ENTITIES } from './entities';
+import { PreparingClient } from './statement-cache';
 
 /** Where the data lives: a PostgreSQL server, or an embedded PGlite instance. */
 export type DatabaseTarget = { kind: 'postgres'; url: string } | { kind: 'pglite'; pglite: PGlite };
@@ -43,6 +44,7 @@ export function dataSourceOptions(
       ...base,
       url: target.url,
       extra: {
+        Client: PreparingClient,
         max: poolSize,
         connectionTimeoutMillis: 10_000,
         application_name: 'countersign',
@@ -63,6 +65,11 @@ export function dataSourceOptions(
   // for the one connection; the timeout turns that into an error.
   return {
     ...base,
-    extra: { ...createPgConfig(target.pglite), max: 1, connectionTimeoutMillis: 10_000 },
+    extra: {
+      ...createPgConfig(target.pglite),
+      Client: PreparingClient,
+      max: 1,
+      connectionTimeoutMillis: 10_000,
+    },
   };
 }

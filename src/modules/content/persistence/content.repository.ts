@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In } from 'typeorm';
-import { preparedQuery } from '../../../platform/database/prepared-query';
+import { directQuery } from '../../../platform/database/direct-query';
 import { managerOf } from '../../../platform/database/transaction-runner';
 import { PageSearchHit, PageTextView, PageView, SiteLanguageView, SiteView } from '../core/content.types';
 import { EMPTY_PAGE_TEXT, PageTextChange } from '../core/page-text-changes';
@@ -167,9 +167,8 @@ export class ContentRepository {
         seo_title: string | null;
         seo_description: string | null;
       }
-    > = await preparedQuery(
+    > = await directQuery(
       this.m(),
-      'content.findPageWithText',
       `SELECT p.id, p.parent_id, p.site_id, p.slug, p.sorting, p.rootline,
               t.workspace_id AS t_workspace_id, t.title, t.body, t.seo_title, t.seo_description
          FROM page p

@@ -26,6 +26,21 @@ export class RunClaimsRepository {
     return managerOf(this.dataSource);
   }
 
+  private columnList: string | null = null;
+
+  /**
+   * The run's columns, named one by one (`r.id, r.status, ...`), where the claims return a
+   * whole row. why: a prepared statement (statement-cache.ts) with `*` fails once a migration
+   * adds a column while this process runs ("cached plan must not change result type").
+   */
+  private columns(): string {
+    this.columnList ??= this.dataSource
+      .getMetadata(RunEntity)
+      .columns.map((c) => `r."${c.databaseName}"`)
+      .join(', ');
+    return this.columnList;
+  }
+
   /**
    * The inline decision claim: WAITING_* -> RUNNING under a fresh lease with the decided
    * checkpoint, guarded on the waiting status, the turn and its digest the decider saw. One
@@ -88,7 +103,7 @@ export class RunClaimsRepository {
    */
   async lockDueExpiry(): Promise<RunView | null> {
     const result: unknown = await this.m().query(
-      `SELECT * FROM run WHERE status = 'WAITING_FOR_APPROVAL' AND expires_at <= now()
+      `SELECT ${this.columns()} FROM run r WHERE status = 'WAITING_FOR_APPROVAL' AND expires_at <= now()
         ORDER BY expires_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`,
     );
     return this.runsOf(result)[0] ?? null;
@@ -122,7 +137,7 @@ export class RunClaimsRepository {
               lease_expires_at = now() + make_interval(secs => $2)
          FROM due
         WHERE r.id = due.id AND r.status = 'DECISION_RECORDED'
-        RETURNING r.*`,
+        RETURNING ${this.columns()}`,
       [claimedBy, leaseSeconds, limit, olderThanSeconds],
     );
     return this.claimsOf(result, claimedBy);
@@ -154,7 +169,7 @@ export class RunClaimsRepository {
               lease_expires_at = now() + make_interval(secs => $2), started_at = COALESCE(r.started_at, now())
          FROM due
         WHERE r.id = due.id AND r.status = 'QUEUED'
-        RETURNING r.*`,
+        RETURNING ${this.columns()}`,
       olderThanSeconds > 0
         ? [claimedBy, leaseSeconds, limit, olderThanSeconds]
         : [claimedBy, leaseSeconds, limit],
@@ -171,13 +186,13 @@ export class RunClaimsRepository {
       `UPDATE run r SET status = 'RUNNING', claimed_by = $2, lease_token = gen_random_uuid(),
               lease_expires_at = now() + make_interval(secs => $3), started_at = COALESCE(r.started_at, now())
         WHERE r.id = $1 AND r.status = 'QUEUED'
-        RETURNING r.*`,
+        RETURNING ${this.columns()}`,
       [runId, claimedBy, leaseSeconds],
     );
     return this.claimsOf(result, claimedBy)[0] ?? null;
   }
 
-  /** Claimed rows (RETURNING r.*) as runs with the lease each was claimed under; no read back. */
+  /** Claimed rows (every column of the run) as runs with the lease each was claimed under; no read back. */
   private claimsOf(result: unknown, claimedBy: string): ClaimedRun[] {
     return this.runsOf(result).map((run) => ({
       lease: { runId: run.id, token: run.leaseToken!, claimedBy },
@@ -185,7 +200,7 @@ export class RunClaimsRepository {
     }));
   }
 
-  /** Raw run rows (SELECT * / RETURNING r.*) as runs. */
+  /** Raw run rows (`columns()`) as runs. */
   private runsOf(result: unknown): RunView[] {
     const columns = this.dataSource.getMetadata(RunEntity).columns;
     return returnedRows<Record<string, unknown>>(result).map(

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { preparedQuery } from '../../../platform/database/prepared-query';
+import { directQuery } from '../../../platform/database/direct-query';
 import { managerOf } from '../../../platform/database/transaction-runner';
 import type { RunStatus } from '../core/run-status';
 import {
@@ -104,9 +104,8 @@ export class RunsRepository {
     // (the executor's heartbeat renews it every third of the lease anyway): the run row then
     // changes only in step_count, and PostgreSQL logs just the changed bytes of that HOT
     // update instead of everything between step_count and lease_expires_at (the checkpoint).
-    const rows = await preparedQuery<{ sequence: number }>(
+    const rows = await directQuery<{ sequence: number }>(
       this.m(),
-      'runs.appendStep',
       `WITH r AS (
          UPDATE run SET step_count = step_count + 1,
                         lease_expires_at = CASE
