@@ -76,6 +76,21 @@ describe('structured request logs', () => {
     expect(raw.toLowerCase()).not.toContain('headers');
   });
 
+  it('logs an error with its type, message and stack', () => {
+    let raw = '';
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        raw += chunk.toString();
+        done();
+      },
+    });
+    const { logger } = pinoHttp(httpLoggerOptions(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info' })), sink);
+    logger.error({ err: new TypeError('boom') }, 'request failed');
+    const line = JSON.parse(raw) as { err: { type: string; message: string; stack: string } };
+    expect(line.err).toMatchObject({ type: 'TypeError', message: 'boom' });
+    expect(line.err.stack).toContain('TypeError: boom');
+  });
+
   it('logs nothing at LOG_LEVEL=silent (the tests default)', async () => {
     const { raw } = await logOf('silent', request);
     expect(raw).toBe('');
