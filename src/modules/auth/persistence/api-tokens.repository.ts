@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { returnedRows } from '../../../platform/database/query-results';
 import { managerOf } from '../../../platform/database/transaction-runner';
 import { NewToken } from '../core/identity';
 import type { TokenView } from '../core/token-view';
@@ -66,7 +67,7 @@ export class ApiTokensRepository {
        WHERE id = $1 AND ($3::int IS NULL OR user_id = $3) RETURNING user_id`,
       [tokenId, now, ownerId],
     );
-    return updated<{ user_id: number }>(rows)[0]?.user_id ?? null;
+    return returnedRows<{ user_id: number }>(rows)[0]?.user_id ?? null;
   }
 
   /** Revokes every token of a user not yet revoked; the ids revoked now. */
@@ -75,17 +76,8 @@ export class ApiTokensRepository {
       `UPDATE api_token SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL RETURNING id`,
       [userId, now],
     );
-    return updated<{ id: string }>(rows).map((r) => r.id);
+    return returnedRows<{ id: string }>(rows).map((r) => r.id);
   }
-}
-
-/**
- * The rows an UPDATE ... RETURNING gave back. why: TypeORM's postgres driver answers a raw
- * UPDATE with `[rows, affected]`, unlike an INSERT or SELECT.
- */
-function updated<T>(result: unknown): T[] {
-  if (!Array.isArray(result)) return [];
-  return Array.isArray(result[0]) ? (result[0] as T[]) : (result as T[]);
 }
 
 export function toTokenView(r: ApiTokenEntity, owner: NonNullable<ApiTokenEntity['user']>): TokenView {

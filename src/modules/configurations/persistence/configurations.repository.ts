@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In, IsNull } from 'typeorm';
+import { EntityColumns } from '../../../platform/database/entity-columns';
 import { managerOf } from '../../../platform/database/transaction-runner';
 import { GroupEntity } from '../../auth/persistence/group.entity';
 import { SkillEntity } from '../../skills/persistence/skill.entity';
@@ -77,14 +78,23 @@ export function toConfigurationRow(e: ConfigurationEntity): ConfigurationRow {
 
 @Injectable()
 export class ConfigurationsRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  private readonly columns: EntityColumns<ConfigurationEntity>;
+
+  constructor(private readonly dataSource: DataSource) {
+    this.columns = new EntityColumns<ConfigurationEntity>(dataSource, ConfigurationEntity, 'c');
+  }
 
   get manager(): EntityManager {
     return managerOf(this.dataSource);
   }
 
+  /** why one plain statement: it is read on every decision and every run start (bench P1). */
   async findById(id: number, manager: EntityManager = this.manager): Promise<ConfigurationRow | null> {
-    const e = await manager.findOne(ConfigurationEntity, { where: { id } });
+    const rows: unknown = await manager.query(
+      `SELECT ${this.columns.sql()} FROM configuration c WHERE c.id = $1`,
+      [id],
+    );
+    const e = this.columns.rows(rows)[0];
     return e ? toConfigurationRow(e) : null;
   }
 

@@ -1,16 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { EntityColumns } from '../../../platform/database/entity-columns';
+import { returnedRows } from '../../../platform/database/query-results';
 import { managerOf } from '../../../platform/database/transaction-runner';
 import type { RunView } from '../core/run-view';
 import { RunEntity } from './run.entity';
-import {
-  affectsOne,
-  deadlineGuard,
-  returnedRows,
-  type ClaimedRun,
-  type DecisionClaimWrite,
-  type Lease,
-} from './run-rows';
+import { affectsOne, deadlineGuard, type ClaimedRun, type DecisionClaimWrite, type Lease } from './run-rows';
 
 /**
  * The claims that move a run into the hands of one decider or process, each one conditional
@@ -19,26 +14,15 @@ import {
  */
 @Injectable()
 export class RunClaimsRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  private readonly columns: EntityColumns<RunView>;
+
+  constructor(private readonly dataSource: DataSource) {
+    this.columns = new EntityColumns<RunView>(dataSource, RunEntity, 'r');
+  }
 
   /** The transaction in progress (TransactionRunner), else the pool. */
   private m(): EntityManager {
     return managerOf(this.dataSource);
-  }
-
-  private columnList: string | null = null;
-
-  /**
-   * The run's columns, named one by one (`r.id, r.status, ...`), where the claims return a
-   * whole row. why: a prepared statement (statement-cache.ts) with `*` fails once a migration
-   * adds a column while this process runs ("cached plan must not change result type").
-   */
-  private columns(): string {
-    this.columnList ??= this.dataSource
-      .getMetadata(RunEntity)
-      .columns.map((c) => `r."${c.databaseName}"`)
-      .join(', ');
-    return this.columnList;
   }
 
   /**
@@ -103,10 +87,10 @@ export class RunClaimsRepository {
    */
   async lockDueExpiry(): Promise<RunView | null> {
     const result: unknown = await this.m().query(
-      `SELECT ${this.columns()} FROM run r WHERE status = 'WAITING_FOR_APPROVAL' AND expires_at <= now()
+      `SELECT ${this.columns.sql()} FROM run r WHERE status = 'WAITING_FOR_APPROVAL' AND expires_at <= now()
         ORDER BY expires_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`,
     );
-    return this.runsOf(result)[0] ?? null;
+    return this.columns.rows(result)[0] ?? null;
   }
 
   /** Whether the deadline of a run's approval wait has passed, by PostgreSQL's clock. */
@@ -137,7 +121,7 @@ export class RunClaimsRepository {
               lease_expires_at = now() + make_interval(secs => $2)
          FROM due
         WHERE r.id = due.id AND r.status = 'DECISION_RECORDED'
-        RETURNING ${this.columns()}`,
+        RETURNING ${this.columns.sql()}`,
       [claimedBy, leaseSeconds, limit, olderThanSeconds],
     );
     return this.claimsOf(result, claimedBy);
@@ -169,7 +153,7 @@ export class RunClaimsRepository {
               lease_expires_at = now() + make_interval(secs => $2), started_at = COALESCE(r.started_at, now())
          FROM due
         WHERE r.id = due.id AND r.status = 'QUEUED'
-        RETURNING ${this.columns()}`,
+        RETURNING ${this.columns.sql()}`,
       olderThanSeconds > 0
         ? [claimedBy, leaseSeconds, limit, olderThanSeconds]
         : [claimedBy, leaseSeconds, limit],
@@ -186,7 +170,7 @@ export class RunClaimsRepository {
       `UPDATE run r SET status = 'RUNNING', claimed_by = $2, lease_token = gen_random_uuid(),
               lease_expires_at = now() + make_interval(secs => $3), started_at = COALESCE(r.started_at, now())
         WHERE r.id = $1 AND r.status = 'QUEUED'
-        RETURNING ${this.columns()}`,
+        RETURNING ${this.columns.sql()}`,
       [runId, claimedBy, leaseSeconds],
     );
     return this.claimsOf(result, claimedBy)[0] ?? null;
@@ -194,18 +178,9 @@ export class RunClaimsRepository {
 
   /** Claimed rows (every column of the run) as runs with the lease each was claimed under; no read back. */
   private claimsOf(result: unknown, claimedBy: string): ClaimedRun[] {
-    return this.runsOf(result).map((run) => ({
+    return this.columns.rows(result).map((run) => ({
       lease: { runId: run.id, token: run.leaseToken!, claimedBy },
       run,
     }));
-  }
-
-  /** Raw run rows (`columns()`) as runs. */
-  private runsOf(result: unknown): RunView[] {
-    const columns = this.dataSource.getMetadata(RunEntity).columns;
-    return returnedRows<Record<string, unknown>>(result).map(
-      (raw) =>
-        Object.fromEntries(columns.map((c) => [c.propertyName, raw[c.databaseName]])) as unknown as RunView,
-    );
   }
 }

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { EntityColumns } from '../../../platform/database/entity-columns';
 import { managerOf } from '../../../platform/database/transaction-runner';
+import type { RunView } from '../core/run-view';
 import { RunStepEntity } from './run-step.entity';
 import { RunEntity } from './run.entity';
 
@@ -15,15 +17,23 @@ export interface RunProgressRow {
 /** Reads of runs and their steps: by id, the lists, the inbox's waiting runs. */
 @Injectable()
 export class RunReadsRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  private readonly columns: EntityColumns<RunView>;
+
+  constructor(private readonly dataSource: DataSource) {
+    this.columns = new EntityColumns<RunView>(dataSource, RunEntity, 'r');
+  }
 
   /** The transaction in progress (TransactionRunner), else the pool. */
   private m(): EntityManager {
     return managerOf(this.dataSource);
   }
 
-  async findById(id: string): Promise<RunEntity | null> {
-    return this.m().findOne(RunEntity, { where: { id } });
+  /** A run by id, every column (the sealed checkpoint included). */
+  async findById(id: string): Promise<RunView | null> {
+    const rows: unknown = await this.m().query(`SELECT ${this.columns.sql()} FROM run r WHERE r.id = $1`, [
+      id,
+    ]);
+    return this.columns.rows(rows)[0] ?? null;
   }
 
   /**

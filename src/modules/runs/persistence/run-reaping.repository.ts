@@ -3,7 +3,8 @@ import { DataSource } from 'typeorm';
 import { managerOf } from '../../../platform/database/transaction-runner';
 import { REAP_MESSAGES, type ReapCause } from '../core/reap-rule';
 import { MAX_REQUEUES, type RunStatus, type TerminationReason } from '../core/run-status';
-import { returnedRows, type SettledRow } from './run-rows';
+import { returnedRows } from '../../../platform/database/query-results';
+import type { SettledRow } from './run-rows';
 
 /** What the reaper did to one run. */
 export interface ReapedRun extends SettledRow {

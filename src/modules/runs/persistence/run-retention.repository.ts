@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { managerOf } from '../../../platform/database/transaction-runner';
-import { returnedRows } from './run-rows';
+import { returnedRows } from '../../../platform/database/query-results';
 
 /**
  * The retention sweep's two statements. Each takes one small batch of finished runs (their

@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { affectedRows, returnedRows } from '../../../platform/database/query-results';
 import type { TerminationReason } from '../core/run-status';
 import type { RunView } from '../core/run-view';
 
@@ -97,21 +98,6 @@ export interface ClaimedRun {
   readonly lease: Lease;
   /** The row as the claim left it. */
   readonly run: RunView;
-}
-
-const isUpdateResult = (result: unknown): result is [unknown[], number] =>
-  Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number';
-
-/** TypeORM's postgres driver answers an UPDATE / DELETE as [rows, affected], others as rows. */
-export function affectedRows(result: unknown): number {
-  if (isUpdateResult(result)) return result[1];
-  return Array.isArray(result) ? result.length : 0;
-}
-
-/** The rows a statement RETURNING something gave back, whatever its command. */
-export function returnedRows<T>(result: unknown): T[] {
-  if (isUpdateResult(result)) return result[0] as T[];
-  return Array.isArray(result) ? (result as T[]) : [];
 }
 
 /** Runs a statement and reports whether exactly one row changed. */

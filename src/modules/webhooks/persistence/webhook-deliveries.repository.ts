@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { managerOf } from '../../../platform/database/transaction-runner';
-import { returnedRows } from '../../runs/persistence/run-rows';
+import { returnedRows } from '../../../platform/database/query-results';
 import type { WebhookEventType } from '../core/event-types';
 import type { AttemptView, ClaimedDelivery, DeliveryStatus, DeliveryView } from '../core/webhook-views';
 import { WebhookAttemptEntity } from './webhook-attempt.entity';
