@@ -8,7 +8,7 @@ import { deciderPermits, DeciderPageRights, gatePageIds } from '../core/decider-
  * Check 13 of docs/decisions.md: may the decider perform, as themselves, every write the
  * turn proposes (approval), or run every pending call and the input tool (input)? The calls'
  * arguments carry the run's defaults already resolved (page, language). The rule itself is
- * `deciderPermits`; this loads the pages it names (two statements, whatever their number).
+ * `deciderPermits`; this loads the pages it names (one statement, whatever their number).
  */
 @Injectable()
 export class DeciderGate {

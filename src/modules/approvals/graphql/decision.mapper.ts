@@ -35,8 +35,14 @@ export async function toDecisionModels(
   ctx: RequestContext,
   decisions: readonly DecisionView[],
 ): Promise<DecisionModel[]> {
-  const ids = decisions.map((d) => d.decidedBy).filter((id): id is number => id !== null);
-  const deciders = await users.findByIds(ctx, [...new Set(ids)]);
+  // why: the caller is known from its token (the decider of every receipt); only other
+  // deciders are read, so a receipt costs no statement after its commit.
+  const others = decisions
+    .map((d) => d.decidedBy)
+    .filter((id): id is number => id !== null && id !== ctx.viewer.id);
+  const deciders =
+    others.length > 0 ? await users.findByIds(ctx, [...new Set(others)]) : new Map<number, UserView>();
+  deciders.set(ctx.viewer.id, ctx.viewer);
   return decisions.map((d) => {
     if (d.decidedBy === null) return toDecisionModel(d, null);
     const decider = deciders.get(d.decidedBy);

@@ -4,8 +4,8 @@ import { PageAccess, PagesService } from './pages.service';
 
 /**
  * Pages with their languages for the resolvers of one request: the lookups a list of runs
- * issues in one tick (an inbox page of up to 200 items) become one `accessOf` call (two
- * statements). Unfiltered, like `accessOf`: callers judge the pages for their viewer.
+ * issues in one tick (an inbox page of up to 200 items) become one `accessOf` call (one
+ * statement). Unfiltered, like `accessOf`: callers judge the pages for their viewer.
  */
 @Injectable()
 export class PageAccessLookup {

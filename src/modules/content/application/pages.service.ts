@@ -120,22 +120,14 @@ export class PagesService {
 
   /**
    * Several pages with their languages, unfiltered (the caller applies the policies for the
-   * user it judges): two statements whatever the number of pages; unknown ids are absent.
+   * user it judges): one statement whatever the number of pages; unknown ids are absent.
    */
   async accessOf(pageIds: readonly number[]): Promise<Map<number, PageAccess>> {
-    const pages = await this.repository.findPages([...new Set(pageIds)]);
-    const siteIds = [...new Set(pages.flatMap((p) => (p.siteId === null ? [] : [p.siteId])))];
-    const languages = await this.repository.siteLanguages(siteIds);
+    const pages = await this.repository.findPagesWithSiteLanguages([...new Set(pageIds)]);
     return new Map(
-      pages.map((page) => [
+      pages.map(({ page, siteLanguageIds }) => [
         page.id,
-        {
-          page,
-          languageIds: pageLanguageIds(
-            page,
-            languages.filter((l) => l.siteId === page.siteId).map((l) => l.languageId),
-          ),
-        },
+        { page, languageIds: pageLanguageIds(page, siteLanguageIds) },
       ]),
     );
   }
@@ -226,9 +218,11 @@ export class PagesService {
    */
   async planTextUpdate(user: ContentUser, input: PageTextUpdate): Promise<PageTextUpdateResult> {
     checkLanguageAndWorkspace(input.languageId, input.workspaceId);
-    const page = await this.requireShowablePage(user, input.pageId);
+    // why: the page and its languages in one statement (this runs for every preview and write).
+    const access = (await this.accessOf([input.pageId])).get(input.pageId);
+    if (!access || !mayShowPage(user, access.page)) throw pageNotAccessible(input.pageId);
+    const { page, languageIds } = access;
     if (!mayEditPage(user, page)) throw pageNotAccessible(page.id, 'edit');
-    const languageIds = await this.siteLanguageIds(page);
     if (!mayEditLanguage(user, page, input.languageId, languageIds)) {
       throw languageNotAccessible(page.id, input.languageId);
     }

@@ -68,6 +68,24 @@ export class ContentRepository {
     return rows.map(toPageView);
   }
 
+  /**
+   * Pages with the language ids of their site (ascending), in one statement: what the content
+   * policies need to judge a page for any user (the decider gate, on every decision).
+   */
+  async findPagesWithSiteLanguages(
+    ids: readonly number[],
+  ): Promise<Array<{ page: PageView; siteLanguageIds: number[] }>> {
+    if (ids.length === 0) return [];
+    const rows: Array<PageRow & { site_language_ids: number[] }> = await this.m().query(
+      `SELECT p.id, p.parent_id, p.site_id, p.slug, p.sorting, p.rootline,
+              COALESCE((SELECT array_agg(l.language_id ORDER BY l.language_id) FROM site_language l
+                         WHERE l.site_id = p.site_id), '{}') AS site_language_ids
+         FROM page p WHERE p.id = ANY($1::int[])`,
+      [[...ids]],
+    );
+    return rows.map((r) => ({ page: toPageView(r), siteLanguageIds: r.site_language_ids.map(Number) }));
+  }
+
   async findPage(id: number): Promise<PageView | null> {
     return (await this.findPages([id]))[0] ?? null;
   }
