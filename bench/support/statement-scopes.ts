@@ -14,18 +14,22 @@ import type { QueryCount, QueryCounter } from './query-counter';
 export const STATEMENTS_PER_DECISION_BOUNDS = {
   /**
    * P1: one inline approveRun HTTP request, token check to receipt (continuation excluded):
-   * 12 since the runs module claims with the checkpoint and reads nothing back, and 13 when the
-   * token's once-a-minute use stamp falls in it.
+   * 10 since the gate reads its pages in one statement and the receipt takes the decider from
+   * the caller (12 before), and 11 when the token's once-a-minute use stamp falls in it.
    */
-  inlineRequest: 13,
-  /** P1: the continuation that request launched, up to the settle (demo-editor, one round): 22. */
-  inlineContinuation: 22,
+  inlineRequest: 11,
   /**
-   * P4: one durable continuation, worker pickup to settle, averaged over a window: 31.2 since
-   * claims return their rows (the SKIP LOCKED claim takes several runs per statement). One more
-   * statement per run, or claims no longer batched, fails it.
+   * P1: the continuation that request launched, up to the settle (demo-editor, one round): 20
+   * since a text update's plan reads the page with its languages in one statement (22 before).
    */
-  durableContinuation: 32,
+  inlineContinuation: 20,
+  /**
+   * P4: one durable continuation, worker pickup to settle, averaged over a window: 28.2 since
+   * the gate and the text update read pages with their languages in one statement (31.2
+   * before; claims return their rows, the SKIP LOCKED claim takes several runs per statement).
+   * One more statement per run, or claims no longer batched, fails it.
+   */
+  durableContinuation: 29,
 } as const;
 
 /**
