@@ -97,13 +97,6 @@ export class PagesService {
     return page && mayShowPage(user, page) ? page : null;
   }
 
-  /** The page the user may show; refuses PAGE_NOT_ACCESSIBLE (unknown and hidden alike). */
-  async requireShowablePage(user: ContentUser, pageId: number): Promise<PageView> {
-    const page = await this.getPageForUser(user, pageId);
-    if (!page) throw pageNotAccessible(pageId);
-    return page;
-  }
-
   /**
    * The page a run without a subject is about: the root page of the first site (the demo's
    * "Home"); null where there is no site. No permission check: tools check the owner's.
