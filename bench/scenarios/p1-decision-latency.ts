@@ -2,9 +2,7 @@
 // HTTP until the receipt, and until the first runProgress event of the continuation reaches a
 // subscriber that was already subscribed; beside one raw conditional-UPDATE commit plus one raw
 // WebSocket echo round trip, measured in the same repetition on the same database.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { profile, topOf } from '../support/cpu-profile';
+import { profile, reportProfile } from '../support/cpu-profile';
 import { withBenchDatabase } from '../support/database';
 import { decisionTraces, startWaitingRuns, type WaitingRun } from '../support/decisions';
 import { describeEnvironment, type BenchOptions } from '../support/env';
@@ -277,14 +275,7 @@ async function profiledDecisions(rig: Rig, plan: Plan, quick: boolean): Promise<
   const cpuProfile = await profile(async () => {
     for (const run of runs) await measureDecision(rig, run, 0);
   });
-  const file = join(__dirname, '..', '..', '..', 'bench', 'results', `P1${quick ? '-quick' : ''}.cpuprofile`);
-  writeFileSync(file, JSON.stringify(cpuProfile));
-  const top = topOf(cpuProfile, 25);
-  console.log(`  profile of ${runs.length} decisions: ${file}`);
-  for (const e of top.byTotal)
-    console.log(`    total ${e.totalPct.toFixed(1)}% self ${e.selfPct.toFixed(1)}%  ${e.name}`);
-  for (const e of top.packagesBySelf)
-    console.log(`    package self ${e.selfPct.toFixed(1)}% total ${e.totalPct.toFixed(1)}%  ${e.name}`);
+  reportProfile('P1', quick, `${runs.length} decisions`, cpuProfile);
 }
 
 async function run(options: BenchOptions): Promise<ScenarioOutcome> {

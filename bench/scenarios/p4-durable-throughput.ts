@@ -15,6 +15,7 @@ import {
   type GraphileSample,
 } from '../support/graphile-peer';
 import { approveAll, auditContinuations, cloneWaitingRuns, installPageWriteLog } from '../support/clones';
+import { profile, reportProfile } from '../support/cpu-profile';
 import { withBenchDatabase, type BenchDatabase } from '../support/database';
 import { describeEnvironment, type BenchOptions } from '../support/env';
 import { upsertScriptedConfiguration } from '../support/fixtures';
@@ -237,6 +238,20 @@ async function measure(rig: Rig, plan: Plan) {
   return { ours, raw, peer, refused };
 }
 
+/**
+ * With --profile: one more worker window (not measured) under the inspector's CPU profiler;
+ * the app and the bench share this process, but inside the window only the worker runs.
+ */
+async function profiledWindow(rig: Rig, plan: Plan, quick: boolean): Promise<void> {
+  await topUp(rig, 600);
+  let window: Window | null = null;
+  const cpuProfile = await profile(async () => {
+    window = await workerWindow(rig, plan.oursMs, 0);
+  });
+  const w = window as Window | null;
+  reportProfile('P4', quick, `a worker window (${w?.claimed ?? 0} continuations)`, cpuProfile);
+}
+
 async function checks(
   rig: Rig,
   ours: Window[],
@@ -344,6 +359,7 @@ async function run(options: BenchOptions): Promise<ScenarioOutcome> {
       const environment = await describeEnvironment(rig.observer);
       const { ours, raw, peer, refused } = await measure(rig, plan);
       const { checks: list, audit } = await checks(rig, ours, refused, environment.settings);
+      if (options.profile) await profiledWindow(rig, plan, options.quick);
       if (rig.peer)
         list.push(
           checkAll(

@@ -1,4 +1,6 @@
+import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
 
 /** One node of a V8 CPU profile (`Profiler.stop`), as written to a .cpuprofile file. */
 interface ProfileNode {
@@ -136,4 +138,28 @@ export function topOf(p: CpuProfile, count = 12) {
     byTotal: rank(total, self, total, structural),
     packagesBySelf: rank(pkgSelf, pkgSelf, pkgTotal, () => false),
   };
+}
+
+/**
+ * Writes a scenario's profile to bench/results/<id>[-quick].cpuprofile and prints its top
+ * (inclusive, then packages by self time) under `what`.
+ */
+export function reportProfile(id: string, quick: boolean, what: string, cpuProfile: CpuProfile): string {
+  const file = join(
+    __dirname,
+    '..',
+    '..',
+    '..',
+    'bench',
+    'results',
+    `${id}${quick ? '-quick' : ''}.cpuprofile`,
+  );
+  writeFileSync(file, JSON.stringify(cpuProfile));
+  const top = topOf(cpuProfile, 25);
+  console.log(`  profile of ${what}: ${file}`);
+  for (const e of top.byTotal)
+    console.log(`    total ${e.totalPct.toFixed(1)}% self ${e.selfPct.toFixed(1)}%  ${e.name}`);
+  for (const e of top.packagesBySelf)
+    console.log(`    package self ${e.selfPct.toFixed(1)}% total ${e.totalPct.toFixed(1)}%  ${e.name}`);
+  return file;
 }

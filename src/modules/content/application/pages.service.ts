@@ -210,18 +210,9 @@ export class PagesService {
    * LANGUAGE_NOT_ACCESSIBLE (not a language of the page's site, or not one the user may edit).
    */
   async planTextUpdate(user: ContentUser, input: PageTextUpdate): Promise<PageTextUpdateResult> {
-    checkLanguageAndWorkspace(input.languageId, input.workspaceId);
-    // why: the page and its languages in one statement (this runs for every preview and write).
-    const access = (await this.accessOf([input.pageId])).get(input.pageId);
-    if (!access || !mayShowPage(user, access.page)) throw pageNotAccessible(input.pageId);
-    const { page, languageIds } = access;
-    if (!mayEditPage(user, page)) throw pageNotAccessible(page.id, 'edit');
-    if (!mayEditLanguage(user, page, input.languageId, languageIds)) {
-      throw languageNotAccessible(page.id, input.languageId);
-    }
-    const current = (await this.readText(page.id, input.languageId, input.workspaceId)) ?? EMPTY_PAGE_TEXT;
-    const changes = pageTextChanges(current, input);
-    return this.result(page, input, changes, false, current);
+    const { page, text } = await this.writableText(user, input, false);
+    const current = text ?? EMPTY_PAGE_TEXT;
+    return this.result(page, input, pageTextChanges(current, input), false, current);
   }
 
   /** The preview lines of an update (`field: "old" → "new"`, changed fields only); refuses as `updateText`. */
@@ -239,21 +230,63 @@ export class PagesService {
     return this.transactions.run(() => this.updateTextIn(user, input));
   }
 
+  /**
+   * The check and the current text in one statement, with the text row locked, so the diff is
+   * computed against what the write replaces (a concurrent update is neither lost in the result
+   * nor overwritten field by field); then one UPDATE of the workspace's row, or one INSERT of
+   * it (the live text with the changes) where the workspace has none yet.
+   */
   private async updateTextIn(user: ContentUser, input: PageTextUpdate): Promise<PageTextUpdateResult> {
-    const plan = await this.planTextUpdate(user, input);
-    if (plan.changes.length === 0) return plan;
+    const { page, text } = await this.writableText(user, input, true);
+    const current = text ?? EMPTY_PAGE_TEXT;
+    const changes = pageTextChanges(current, input);
+    if (changes.length === 0) return this.result(page, input, changes, false, current);
     const { pageId, languageId, workspaceId } = input;
-    const created = await this.repository.ensureText(pageId, languageId, workspaceId);
-    // why: the diff is recomputed against the locked row, so a concurrent update between the
-    // plan and the write is neither lost in the result nor overwritten field by field.
-    const locked = await this.repository.findText(pageId, languageId, workspaceId, { lock: true });
-    if (!locked)
+    if (text?.workspaceId !== workspaceId) {
+      const written = applyPageTextChanges(current, changes);
+      if (await this.repository.insertText(pageId, languageId, workspaceId, written)) {
+        return this.result(page, input, changes, true, written);
+      }
+    }
+    // why: the workspace's own row: the one locked above, or one a concurrent first write
+    // committed while this one waited on the insert; the latter is locked and diffed anew.
+    const own =
+      text?.workspaceId === workspaceId
+        ? text
+        : await this.repository.findText(pageId, languageId, workspaceId, { lock: true });
+    if (!own)
       throw new Error(`page_text ${pageId}/${languageId}/${workspaceId} vanished inside the transaction`);
-    const changes = pageTextChanges(locked, input);
-    const updated = await this.repository.updateTextFields(pageId, languageId, workspaceId, changes);
-    if (changes.length > 0 && updated !== 1)
+    const ownChanges = own === text ? changes : pageTextChanges(own, input);
+    const updated = await this.repository.updateTextFields(pageId, languageId, workspaceId, ownChanges);
+    if (ownChanges.length > 0 && updated !== 1)
       throw new Error(`page_text update changed ${updated} rows, expected 1`);
-    return this.result(plan.page, input, changes, created, applyPageTextChanges(locked, changes));
+    return this.result(page, input, ownChanges, false, applyPageTextChanges(own, ownChanges));
+  }
+
+  /**
+   * The page and its current text (workspace row, else live) once the user may write it:
+   * BAD_USER_INPUT (ids), PAGE_NOT_ACCESSIBLE (unknown or hidden page, or one the user may not
+   * edit), LANGUAGE_NOT_ACCESSIBLE. One statement, run for every preview and write.
+   */
+  private async writableText(
+    user: ContentUser,
+    input: PageTextUpdate,
+    lock: boolean,
+  ): Promise<{ page: PageView; text: PageTextView | null }> {
+    checkLanguageAndWorkspace(input.languageId, input.workspaceId);
+    const found = await this.repository.findPageAccessWithText(
+      input.pageId,
+      input.languageId,
+      input.workspaceId,
+      { lock },
+    );
+    if (!found || !mayShowPage(user, found.page)) throw pageNotAccessible(input.pageId);
+    const { page, text } = found;
+    if (!mayEditPage(user, page)) throw pageNotAccessible(page.id, 'edit');
+    if (!mayEditLanguage(user, page, input.languageId, pageLanguageIds(page, found.siteLanguageIds))) {
+      throw languageNotAccessible(page.id, input.languageId);
+    }
+    return { page, text };
   }
 
   private result(

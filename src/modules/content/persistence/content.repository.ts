@@ -3,7 +3,7 @@ import { DataSource, EntityManager, In } from 'typeorm';
 import { directQuery } from '../../../platform/database/direct-query';
 import { managerOf } from '../../../platform/database/transaction-runner';
 import { PageSearchHit, PageTextView, PageView, SiteLanguageView, SiteView } from '../core/content.types';
-import { EMPTY_PAGE_TEXT, PageTextChange } from '../core/page-text-changes';
+import { PageTextChange, PageTextFields } from '../core/page-text-changes';
 import { PageTextEntity } from './page-text.entity';
 import { PageEntity } from './page.entity';
 import { SiteLanguageEntity } from './site-language.entity';
@@ -18,6 +18,62 @@ const COLUMN_OF: Readonly<Record<PageTextChange['field'], string>> = {
   seoTitle: 'seo_title',
   seoDescription: 'seo_description',
 };
+
+/** The language ids of a page's site, ascending ('{}' outside every site), as a column of `p`. */
+const SITE_LANGUAGE_IDS = `COALESCE((SELECT array_agg(l.language_id ORDER BY l.language_id) FROM site_language l
+                         WHERE l.site_id = p.site_id), '{}') AS site_language_ids`;
+
+/**
+ * A page (`$1`) with its text in one language (`$2`): the workspace's (`$3`) own row, else the
+ * live one. `languages` adds the site's language ids; `lock` takes a row lock on the text row
+ * it returns (inside the caller's transaction). One text per variant, so each is prepared.
+ */
+function pageWithTextSql(languages: boolean, lock: boolean): string {
+  return `SELECT p.id, p.parent_id, p.site_id, p.slug, p.sorting, p.rootline,${languages ? ` ${SITE_LANGUAGE_IDS},` : ''}
+              t.workspace_id AS t_workspace_id, t.title, t.body, t.seo_title, t.seo_description
+         FROM page p
+         LEFT JOIN LATERAL (
+           SELECT workspace_id, title, body, seo_title, seo_description FROM page_text
+            WHERE page_id = p.id AND language_id = $2 AND workspace_id IN ($3, 0)
+            ORDER BY workspace_id = $3 DESC LIMIT 1${lock ? ' FOR UPDATE' : ''}) t ON true
+        WHERE p.id = $1`;
+}
+
+const PAGE_WITH_TEXT = pageWithTextSql(false, false);
+const PAGE_ACCESS_WITH_TEXT = pageWithTextSql(true, false);
+const PAGE_ACCESS_WITH_LOCKED_TEXT = pageWithTextSql(true, true);
+
+interface PageWithTextRow extends PageRow {
+  site_language_ids?: number[];
+  t_workspace_id: number | null;
+  title: string | null;
+  body: string | null;
+  seo_title: string | null;
+  seo_description: string | null;
+}
+
+/** A page, its text (see `pageWithTextSql`) and, where asked for, its site's language ids. */
+export interface PageWithText {
+  readonly page: PageView;
+  readonly text: PageTextView | null;
+  readonly siteLanguageIds: number[];
+}
+
+function toPageWithText(row: PageWithTextRow, languageId: number): PageWithText {
+  const text: PageTextView | null =
+    row.t_workspace_id === null
+      ? null
+      : {
+          pageId: Number(row.id),
+          languageId,
+          workspaceId: Number(row.t_workspace_id),
+          title: row.title ?? '',
+          body: row.body ?? '',
+          seoTitle: row.seo_title,
+          seoDescription: row.seo_description,
+        };
+  return { page: toPageView(row), text, siteLanguageIds: (row.site_language_ids ?? []).map(Number) };
+}
 
 interface PageRow {
   id: number;
@@ -77,9 +133,7 @@ export class ContentRepository {
   ): Promise<Array<{ page: PageView; siteLanguageIds: number[] }>> {
     if (ids.length === 0) return [];
     const rows: Array<PageRow & { site_language_ids: number[] }> = await this.m().query(
-      `SELECT p.id, p.parent_id, p.site_id, p.slug, p.sorting, p.rootline,
-              COALESCE((SELECT array_agg(l.language_id ORDER BY l.language_id) FROM site_language l
-                         WHERE l.site_id = p.site_id), '{}') AS site_language_ids
+      `SELECT p.id, p.parent_id, p.site_id, p.slug, p.sorting, p.rootline, ${SITE_LANGUAGE_IDS}
          FROM page p WHERE p.id = ANY($1::int[])`,
       [[...ids]],
     );
@@ -177,41 +231,28 @@ export class ContentRepository {
     languageId: number,
     workspaceId: number,
   ): Promise<{ page: PageView; text: PageTextView | null } | null> {
-    const rows: Array<
-      PageRow & {
-        t_workspace_id: number | null;
-        title: string | null;
-        body: string | null;
-        seo_title: string | null;
-        seo_description: string | null;
-      }
-    > = await directQuery(
-      this.m(),
-      `SELECT p.id, p.parent_id, p.site_id, p.slug, p.sorting, p.rootline,
-              t.workspace_id AS t_workspace_id, t.title, t.body, t.seo_title, t.seo_description
-         FROM page p
-         LEFT JOIN LATERAL (
-           SELECT workspace_id, title, body, seo_title, seo_description FROM page_text
-            WHERE page_id = p.id AND language_id = $2 AND workspace_id IN ($3, 0)
-            ORDER BY workspace_id = $3 DESC LIMIT 1) t ON true
-        WHERE p.id = $1`,
-      [pageId, languageId, workspaceId],
-    );
-    const row = rows[0];
-    if (!row) return null;
-    const text: PageTextView | null =
-      row.t_workspace_id === null
-        ? null
-        : {
-            pageId: Number(row.id),
-            languageId,
-            workspaceId: Number(row.t_workspace_id),
-            title: row.title ?? '',
-            body: row.body ?? '',
-            seoTitle: row.seo_title,
-            seoDescription: row.seo_description,
-          };
-    return { page: toPageView(row), text };
+    const rows = await directQuery<PageWithTextRow>(this.m(), PAGE_WITH_TEXT, [
+      pageId,
+      languageId,
+      workspaceId,
+    ]);
+    return rows[0] ? toPageWithText(rows[0], languageId) : null;
+  }
+
+  /**
+   * As `findPageWithText`, with the page's site language ids (what the content policies need
+   * to judge a write), in one statement; `lock` locks the text row it returns (FOR UPDATE),
+   * inside the caller's transaction. Null for an unknown page.
+   */
+  async findPageAccessWithText(
+    pageId: number,
+    languageId: number,
+    workspaceId: number,
+    options: { lock?: boolean } = {},
+  ): Promise<PageWithText | null> {
+    const sql = options.lock ? PAGE_ACCESS_WITH_LOCKED_TEXT : PAGE_ACCESS_WITH_TEXT;
+    const rows = await directQuery<PageWithTextRow>(this.m(), sql, [pageId, languageId, workspaceId]);
+    return rows[0] ? toPageWithText(rows[0], languageId) : null;
   }
 
   /** One text row; `lock` takes a row lock (FOR UPDATE) inside the caller's transaction. */
@@ -229,30 +270,24 @@ export class ContentRepository {
   }
 
   /**
-   * Makes sure the text row of a workspace exists: a copy of the live row (workspaces other
-   * than live), else an empty text (a language without text yet). Returns whether this call
-   * created it. why: INSERT ... ON CONFLICT DO NOTHING lets two concurrent first writes
-   * agree; the loser waits for the winner's commit and then finds its row.
+   * Creates the text row of a workspace with the given fields, unless one exists; returns
+   * whether this call created it. why: ON CONFLICT DO NOTHING lets two concurrent first writes
+   * agree: the loser waits for the winner's commit, gets false and updates the winner's row.
    */
-  async ensureText(pageId: number, languageId: number, workspaceId: number): Promise<boolean> {
-    const m = this.m();
-    if (workspaceId !== 0) {
-      const copied: unknown[] = await m.query(
-        `INSERT INTO page_text (page_id, language_id, workspace_id, title, body, seo_title, seo_description, updated_at)
-         SELECT page_id, language_id, $3, title, body, seo_title, seo_description, now() FROM page_text
-          WHERE page_id = $1 AND language_id = $2 AND workspace_id = 0
-         ON CONFLICT (page_id, language_id, workspace_id) DO NOTHING RETURNING page_id`,
-        [pageId, languageId, workspaceId],
-      );
-      if (copied.length === 1) return true;
-    }
-    const empty: unknown[] = await m.query(
+  async insertText(
+    pageId: number,
+    languageId: number,
+    workspaceId: number,
+    fields: PageTextFields,
+  ): Promise<boolean> {
+    const rows = await directQuery(
+      this.m(),
       `INSERT INTO page_text (page_id, language_id, workspace_id, title, body, seo_title, seo_description, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, now())
        ON CONFLICT (page_id, language_id, workspace_id) DO NOTHING RETURNING page_id`,
-      [pageId, languageId, workspaceId, EMPTY_PAGE_TEXT.title, EMPTY_PAGE_TEXT.body, null, null],
+      [pageId, languageId, workspaceId, fields.title, fields.body, fields.seoTitle, fields.seoDescription],
     );
-    return empty.length === 1;
+    return rows.length === 1;
   }
 
   /** Writes the changed fields of one text row; returns how many rows changed (0 or 1). */
