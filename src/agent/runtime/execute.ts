@@ -15,7 +15,7 @@ export const CANCELLED = Symbol('cancelled');
 
 /**
  * Executes one call as the owner and records its TOOL (and TOOL_WRITE) steps. A write is
- * announced as the pending effect before it runs and cleared after its steps are recorded.
+ * announced as the pending effect before it runs and cleared together with its steps.
  */
 export async function executeCall(
   session: Session,
@@ -37,12 +37,13 @@ export async function executeCall(
   }
   const started = session.now();
   const result = await runTool(session.tools, call, session.toolContext(), options);
-  await session.record(toolStep(round, call, result, session.now() - started));
-  if (result.ok && result.written) await session.record(toolWriteStep(round, call, result.written));
+  const steps = [toolStep(round, call, result, session.now() - started)];
+  if (result.ok && result.written) steps.push(toolWriteStep(round, call, result.written));
   const message = toolMessage(call, result);
-  // why: cleared only once the result is recorded; a crash in between leaves the effect set
+  // why: the effect is cleared with its steps, not before: a crash before that leaves it set
   // and the reaper settles NOT_RETRYABLE instead of repeating a write that may have happened.
-  if (writes) await session.ports.setPendingEffect(null, checkpoint?.(message));
+  if (writes) await session.completeEffect(steps, checkpoint?.(message));
+  else for (const step of steps) await session.record(step);
   return message;
 }
 

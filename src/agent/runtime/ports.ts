@@ -50,15 +50,25 @@ export interface AgentPorts {
    */
   budgetReached?(runTotal: TokenUsage): BudgetScope | null | Promise<BudgetScope | null>;
   /**
-   * Set before a write tool executes (the call), cleared after its TOOL / TOOL_WRITE steps are
-   * recorded (null). While set, a reaper requeues an expired run only when the effect is
-   * `transactional` and was never marked applied, else fails it NOT_RETRYABLE. On clearing, the
-   * runtime hands over `checkpoint`: the state to continue from should this segment stop now
-   * (`pending: null`, the write's result settled, the rest of the approved calls in
-   * `carryOver`); store it with the clearing (one UPDATE) and continue it with
-   * `runAgent({ ...ctx, initialState })`, so a requeue never repeats a finished write.
+   * Set before a write tool executes (the call). While set, a reaper requeues an expired run
+   * only when the effect is `transactional` and was never marked applied, else fails it
+   * NOT_RETRYABLE.
    */
-  setPendingEffect(effect: PendingEffect | null, checkpoint?: SuspendedState): Promise<void>;
+  setPendingEffect(effect: PendingEffect): Promise<void>;
+  /**
+   * After a write tool executed: persists its steps (TOOL, then TOOL_WRITE where it wrote;
+   * ALREADY privacy-filtered, in order, under the lease as `recordStep`) and clears the pending
+   * effect, all at once (one statement), so no stop between them leaves an effect set whose
+   * steps were recorded. The runtime hands over `checkpoint`: the state to continue from should
+   * this segment stop now (`pending: null`, the write's result settled, the rest of the
+   * approved calls in `carryOver`); store it with the clearing and continue it with
+   * `runAgent({ ...ctx, initialState })`, so a requeue never repeats a finished write. One
+   * receipt per step; `LeaseLostError` when the lease is gone (nothing stored).
+   */
+  completeEffect(
+    stored: readonly Step[],
+    checkpoint?: SuspendedState,
+  ): Promise<ReadonlyArray<StepReceipt | void>>;
   /** Observer: the full, unfiltered step, called after `recordStep` succeeded. */
   onStep?(step: Step, receipt: StepReceipt | void): void;
   /** A text delta of a streaming provider (not a step; for keep-alive). */

@@ -112,16 +112,15 @@ describe('resumeAgent: approve', () => {
       ],
     };
     const { content, provider, state } = await pausedRun([twoWrites, { text: 'Both done.' }]);
-    const checkpoints: SuspendedState[] = [];
     let marks = 0;
     const fake = fakePorts({ provider, content });
+    const checkpoints = fake.checkpoints;
     const dying = {
       ...fake.ports,
-      setPendingEffect: (effect: PendingEffect | null, checkpoint?: SuspendedState) => {
-        if (checkpoint) checkpoints.push(checkpoint);
+      setPendingEffect: (effect: PendingEffect) => {
         // why: the process "dies" when it is about to start the second write.
-        if (effect && ++marks === 2) return Promise.reject(new LeaseLostError());
-        return Promise.resolve();
+        if (++marks === 2) return Promise.reject(new LeaseLostError());
+        return fake.ports.setPendingEffect(effect);
       },
     };
     await expect(

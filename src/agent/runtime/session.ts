@@ -1,8 +1,8 @@
 import type { ToolSet } from '../tools/registry';
 import type { ToolContext } from '../tools/tool';
-import type { AgentPorts, RunContext } from './ports';
 import { filterStep } from './privacy';
-import type { BudgetScope, Step, TokenUsage } from './types';
+import type { AgentPorts, RunContext, StepReceipt } from './ports';
+import type { BudgetScope, Step, SuspendedState, TokenUsage } from './types';
 
 /** One executing segment of a run: its context, ports and the tools it may use. */
 export class Session {
@@ -23,6 +23,23 @@ export class Session {
    */
   async record(step: Step): Promise<void> {
     const receipt = await this.ports.recordStep(filterStep(step, this.ctx.privacyLevel));
+    this.observe(step, receipt);
+  }
+
+  /**
+   * Stores the privacy-filtered copies of a write call's steps with the pending effect cleared
+   * (one port call), then shows each full step to the observer, as `record` does.
+   */
+  async completeEffect(steps: readonly Step[], checkpoint?: SuspendedState): Promise<void> {
+    const level = this.ctx.privacyLevel;
+    const receipts = await this.ports.completeEffect(
+      steps.map((s) => filterStep(s, level)),
+      checkpoint,
+    );
+    steps.forEach((step, i) => this.observe(step, receipts[i]));
+  }
+
+  private observe(step: Step, receipt: StepReceipt | void): void {
     try {
       this.ports.onStep?.(step, receipt);
     } catch {

@@ -68,6 +68,12 @@ describe('a writer with a stale lease token', () => {
     await expectUnchanged();
   });
 
+  it("cannot record a write's steps or clear its effect", async () => {
+    const sealed = kit.vault.seal(stale.runId, { v: 1, kind: 'state', state: pausedState(false) });
+    expect(await kit.repository.completeEffect(stale, [step(3), step(4)], LEASE_SECONDS, sealed)).toBeNull();
+    await expectUnchanged();
+  });
+
   it('cannot suspend the run', async () => {
     const suspended = await kit.repository.suspend(stale, {
       status: 'WAITING_FOR_APPROVAL',

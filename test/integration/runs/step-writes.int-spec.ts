@@ -1,5 +1,5 @@
 import { TransactionRunner } from '../../../src/platform/database/transaction-runner';
-import { LEASE_SECONDS, runningRun, step, stepSequences, suiteKit } from './runs-support';
+import { LEASE_SECONDS, pausedState, runningRun, step, stepSequences, suiteKit } from './runs-support';
 
 /**
  * The step write (`appendStep`, docs/run-lifecycle.md): one prepared statement that bumps
@@ -83,5 +83,85 @@ describe('appendStep', () => {
       expect(got).toEqual(leases.map(() => n));
     }
     for (const l of leases) expect(await stepSequences(ds(), l.runId)).toEqual([1, 2, 3, 4, 5]);
+  });
+});
+
+/**
+ * A write call's end (`completeEffect`): its steps in order, the pending effect cleared and
+ * the state after the write stored, in one statement under the lease.
+ */
+describe('completeEffect', () => {
+  const suite = suiteKit();
+  const ds = () => suite.kit.ds;
+
+  async function runRow(runId: string) {
+    const [row] = await ds().query<
+      Array<{ step_count: number; pending_effect: unknown; checkpoint: string; lease_left: number }>
+    >(
+      `SELECT step_count, pending_effect, checkpoint,
+              extract(epoch FROM lease_expires_at - now())::float8 AS lease_left FROM run WHERE id = $1`,
+      [runId],
+    );
+    return row!;
+  }
+
+  async function stepsOf(runId: string) {
+    return ds().query<
+      Array<{ sequence: number; kind: string; round: number; duration_ms: number; payload: unknown }>
+    >(
+      'SELECT sequence, kind, round, duration_ms, payload FROM run_step WHERE run_id = $1 ORDER BY sequence',
+      [runId],
+    );
+  }
+
+  it('records the steps after the earlier ones, clears the effect and stores the checkpoint', async () => {
+    const lease = await runningRun(suite.kit);
+    expect(await suite.kit.repository.appendStep(lease, step(1), LEASE_SECONDS)).toBe(1);
+    expect(
+      await suite.kit.repository.setPendingEffect(lease, { callId: 'c1', toolName: 'pages_update' }),
+    ).toBe(true);
+    const sealed = suite.kit.vault.seal(lease.runId, { v: 1, kind: 'state', state: pausedState(false) });
+    const write = {
+      kind: 'TOOL_WRITE' as const,
+      round: 2,
+      durationMs: 0,
+      payload: { table: 'page_text', quote: `it's "done"` },
+    };
+    const sequences = await suite.kit.repository.completeEffect(
+      lease,
+      [{ ...step(2), round: 2 }, write],
+      LEASE_SECONDS,
+      sealed,
+    );
+    expect(sequences).toEqual([2, 3]);
+    const row = await runRow(lease.runId);
+    expect(row).toMatchObject({ step_count: 3, pending_effect: null, checkpoint: sealed });
+    expect(await stepsOf(lease.runId)).toEqual([
+      { sequence: 1, kind: 'TOOL', round: 1, duration_ms: 1, payload: { n: 1 } },
+      { sequence: 2, kind: 'TOOL', round: 2, duration_ms: 2, payload: { n: 2 } },
+      { sequence: 3, kind: 'TOOL_WRITE', round: 2, duration_ms: 0, payload: write.payload },
+    ]);
+    expect(await suite.kit.repository.appendStep(lease, step(4), LEASE_SECONDS)).toBe(4);
+  });
+
+  it('keeps the checkpoint where none is handed over, and renews a lease half used up', async () => {
+    const lease = await runningRun(suite.kit);
+    const before = (await runRow(lease.runId)).checkpoint;
+    await ds().query(`UPDATE run SET lease_expires_at = now() + make_interval(secs => $2) WHERE id = $1`, [
+      lease.runId,
+      LEASE_SECONDS * 0.4,
+    ]);
+    expect(await suite.kit.repository.completeEffect(lease, [step(1)], LEASE_SECONDS)).toEqual([1]);
+    const row = await runRow(lease.runId);
+    expect(row.checkpoint).toBe(before);
+    expect(row.lease_left).toBeGreaterThan(LEASE_SECONDS - 5);
+  });
+
+  it('stores nothing for a run that is no longer RUNNING', async () => {
+    const lease = await runningRun(suite.kit);
+    await ds().query(`UPDATE run SET status = 'CANCELLED' WHERE id = $1`, [lease.runId]);
+    expect(await suite.kit.repository.completeEffect(lease, [step(1), step(2)], LEASE_SECONDS)).toBeNull();
+    expect(await stepsOf(lease.runId)).toEqual([]);
+    expect((await runRow(lease.runId)).step_count).toBe(0);
   });
 });

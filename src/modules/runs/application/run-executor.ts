@@ -225,17 +225,21 @@ export class RunExecutor implements OnApplicationShutdown {
       },
       shouldStop: () => signal.aborted,
       budgetReached: (used) => this.budget.reached(run, configuration, used.totalTokens),
-      setPendingEffect: async (effect, checkpoint) => {
+      setPendingEffect: async (effect) => {
         // why: the effect's declaration goes with it; the reaper's rule reads it (reap-rule.ts).
-        const marked = effect
-          ? { callId: effect.callId, toolName: effect.toolName, effect: effect.effect }
-          : null;
-        // why: clearing the effect and storing the state after the write in one UPDATE means a
+        const marked = { callId: effect.callId, toolName: effect.toolName, effect: effect.effect };
+        if (!(await this.repository.setPendingEffect(lease, marked))) throw new LeaseLostError();
+      },
+      completeEffect: async (stored, checkpoint): Promise<StepReceipt[]> => {
+        // why: the steps, the cleared effect and the state after the write in one statement: a
         // requeued run continues after that write instead of repeating it.
         const sealed = checkpoint
           ? this.vault.seal(run.id, { v: 1, kind: 'state', state: checkpoint })
           : undefined;
-        if (!(await this.repository.setPendingEffect(lease, marked, sealed))) throw new LeaseLostError();
+        const sequences = await this.repository.completeEffect(lease, stored, leaseSeconds, sealed);
+        if (sequences === null) throw new LeaseLostError();
+        live.stepCount = sequences[sequences.length - 1]!;
+        return sequences.map((sequence) => ({ sequence }));
       },
       onStep: (step: Step, receipt: StepReceipt | void) => {
         if (!receipt) return;

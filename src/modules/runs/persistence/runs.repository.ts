@@ -34,6 +34,15 @@ export type {
  * lease token (fencing): a process whose lease was taken over commits nothing. Claims are in
  * RunClaimsRepository, reads in RunReadsRepository.
  */
+/**
+ * The lease a step leaves behind (`$3`: the lease in seconds): renewed once half of it is used
+ * up, else as it was (see `appendStep`).
+ */
+const RENEWED_LEASE = `CASE
+    WHEN COALESCE(lease_expires_at, '-infinity') < now() + make_interval(secs => $3::float8 / 2)
+    THEN now() + make_interval(secs => $3::float8)
+    ELSE lease_expires_at END`;
+
 @Injectable()
 export class RunsRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -107,11 +116,7 @@ export class RunsRepository {
     const rows = await directQuery<{ sequence: number }>(
       this.m(),
       `WITH r AS (
-         UPDATE run SET step_count = step_count + 1,
-                        lease_expires_at = CASE
-                          WHEN COALESCE(lease_expires_at, '-infinity') < now() + make_interval(secs => $3::float8 / 2)
-                          THEN now() + make_interval(secs => $3::float8)
-                          ELSE lease_expires_at END
+         UPDATE run SET step_count = step_count + 1, lease_expires_at = ${RENEWED_LEASE}
           WHERE id = $1 AND lease_token = $2 AND status = 'RUNNING'
           RETURNING step_count)
        INSERT INTO run_step (run_id, sequence, kind, round, duration_ms, payload)
@@ -128,6 +133,45 @@ export class RunsRepository {
       ],
     );
     return rows[0]?.sequence ?? null;
+  }
+
+  /**
+   * Records a write call's steps (in order) and clears the run's pending effect, storing the
+   * checkpoint after the write where one is given, in one statement under the lease (as
+   * `appendStep`). The steps' sequences, ascending; null when the lease was lost or the run is
+   * no longer RUNNING: nothing was stored.
+   */
+  async completeEffect(
+    lease: Lease,
+    steps: readonly StoredStep[],
+    leaseSeconds: number,
+    checkpoint?: string,
+  ): Promise<number[] | null> {
+    if (steps.length === 0) throw new Error("completeEffect needs the call's steps");
+    const rows = await directQuery<{ sequence: number }>(
+      this.m(),
+      `WITH r AS (
+         UPDATE run SET step_count = step_count + cardinality($4::text[]), lease_expires_at = ${RENEWED_LEASE},
+                        pending_effect = NULL, checkpoint = COALESCE($8, checkpoint)
+          WHERE id = $1 AND lease_token = $2 AND status = 'RUNNING'
+          RETURNING step_count)
+       INSERT INTO run_step (run_id, sequence, kind, round, duration_ms, payload)
+       SELECT $1, r.step_count - cardinality($4::text[]) + s.n, s.kind, s.round, s.duration_ms, s.payload
+         FROM r, unnest($4::text[], $5::int[], $6::int[], $7::jsonb[])
+                 WITH ORDINALITY AS s(kind, round, duration_ms, payload, n)
+       RETURNING sequence`,
+      [
+        lease.runId,
+        lease.token,
+        leaseSeconds,
+        steps.map((s) => s.kind),
+        steps.map((s) => s.round),
+        steps.map((s) => s.durationMs),
+        steps.map((s) => JSON.stringify(s.payload)),
+        checkpoint ?? null,
+      ],
+    );
+    return rows.length === 0 ? null : rows.map((r) => r.sequence).sort((a, b) => a - b);
   }
 
   /** Replaces the checkpoint of a run this process executes (under its lease). */
