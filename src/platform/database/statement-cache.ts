@@ -11,8 +11,13 @@ export const PREPARED_PER_CONNECTION = 256;
 /** Longer texts are one-offs (seeds, bulk inserts with generated value lists): sent unnamed. */
 const MAX_TEXT_LENGTH = 16_384;
 
-/** Names by text for the whole process; bounded, a text past the bound is digested per call. */
-const names = new Map<string, string>();
+/**
+ * What each text is sent as, for the whole process: its statement name, or null where it goes
+ * unnamed (see `nameFor`). Bounded; a text past the bound is judged and digested per call.
+ * why a memo: the judgement (a regular expression over the text) and the digest cost more CPU
+ * than a map lookup, and the same few texts are sent over and over.
+ */
+const names = new Map<string, string | null>();
 const MAX_NAMES = 4_096;
 
 /**
@@ -23,23 +28,21 @@ const MAX_NAMES = 4_096;
 const STAR_PROJECTION = /(?:\bSELECT|\bRETURNING|,)\s*(?:"?\w+"?\.)?\*/i;
 
 /** The statement name for a text: a digest, so one name always stands for one text. */
-export function statementName(text: string): string {
+function statementName(text: string): string {
+  return `cs_${createHash('sha1').update(text).digest('base64url')}`;
+}
+
+/**
+ * The text's statement name, or null where it goes unnamed whatever its values: over 16 KB
+ * (one-offs: seeds, bulk inserts with generated value lists), or a whole-row projection.
+ */
+function nameFor(text: string): string | null {
   let name = names.get(text);
   if (name === undefined) {
-    name = `cs_${createHash('sha1').update(text).digest('base64url')}`;
+    name = text.length <= MAX_TEXT_LENGTH && !STAR_PROJECTION.test(text) ? statementName(text) : null;
     if (names.size < MAX_NAMES) names.set(text, name);
   }
   return name;
-}
-
-/** Whether a statement is sent as a named prepared statement (see PreparingClient). */
-export function isPreparable(text: string, values: unknown): boolean {
-  return (
-    Array.isArray(values) &&
-    values.length > 0 &&
-    text.length <= MAX_TEXT_LENGTH &&
-    !STAR_PROJECTION.test(text)
-  );
 }
 
 type QueryFn = (...args: unknown[]) => unknown;
@@ -61,11 +64,12 @@ export class PreparingClient extends Client {
 
   override query(...args: unknown[]): never {
     const [text, values, callback] = args;
-    if (typeof text === 'string' && isPreparable(text, values)) {
-      const name = statementName(text);
+    const name =
+      typeof text === 'string' && Array.isArray(values) && values.length > 0 ? nameFor(text) : null;
+    if (name !== null) {
       if (this.prepared.has(name) || this.prepared.size < PREPARED_PER_CONNECTION) {
         this.prepared.add(name);
-        const named: QueryConfig = { name, text, values: values as unknown[] };
+        const named: QueryConfig = { name, text: text as string, values: values as unknown[] };
         return (super.query as QueryFn).call(this, named, callback) as never;
       }
     }

@@ -3,11 +3,16 @@ import {
   ConfigurationsRepository,
   toConfigurationRow,
 } from '../../../src/modules/configurations/persistence/configurations.repository';
+import { DecisionEntity } from '../../../src/modules/approvals/persistence/decision.entity';
+import { DecisionsRepository } from '../../../src/modules/approvals/persistence/decisions.repository';
+import { ConversationEntity } from '../../../src/modules/conversations/persistence/conversation.entity';
+import { ConversationsRepository } from '../../../src/modules/conversations/persistence/conversations.repository';
 import { RunEntity } from '../../../src/modules/runs/persistence/run.entity';
 import { queuedRun, runningRun, suiteKit, waitingRun } from './runs-support';
 
 /**
- * The hot reads of whole rows (the run by id, the configuration by id) go as one plain
+ * The hot reads of whole rows (the run by id, the configuration by id, the decision by id, the
+ * conversation on a run) go as one plain
  * statement with every column named (`EntityColumns`), not through TypeORM's query builder:
  * they must hand back exactly what TypeORM's hydration gives.
  */
@@ -46,5 +51,47 @@ describe('whole rows read without the query builder', () => {
       expect(await repository.findById(id)).toEqual(toConfigurationRow(typeorm));
     }
     expect(await repository.findById(2_000_000_000)).toBeNull();
+  });
+
+  it('reads a decision as TypeORM does, settled or not', async () => {
+    const { kit } = suite;
+    const runId = await waitingRun(kit);
+    const [user] = await kit.ds.query<Array<{ id: number }>>(`SELECT id FROM app_user ORDER BY id LIMIT 1`);
+    const ids = ['10000000-0000-4000-8000-000000000001', '10000000-0000-4000-8000-000000000002'];
+    await kit.ds.query(
+      `INSERT INTO decision (id, run_id, turn, kind, decided_by, denial_reason, turn_digest, path, idempotency_key,
+         fingerprint, outcome, settled_at, handed_back_code)
+       VALUES ($1, $3, 1, 'approve', $4, NULL, repeat('a', 64), 'INLINE', NULL, repeat('b', 64), NULL, NULL, NULL),
+              ($2, $3, 2, 'deny', $4, 'OTHER', repeat('c', 64), 'DURABLE', 'key-1', repeat('d', 64),
+               'COMPLETED', now(), 'STALE_TURN')`,
+      [ids[0], ids[1], runId, user!.id],
+    );
+    const repository = new DecisionsRepository(kit.ds);
+    for (const id of ids) {
+      const typeorm = await kit.ds.manager.findOneOrFail(DecisionEntity, { where: { id } });
+      const plain = await repository.findById(id);
+      expect(plain).toEqual({ ...typeorm });
+      expect(Object.keys(plain!).sort()).toEqual(Object.keys({ ...typeorm }).sort());
+    }
+    expect(await repository.findById('00000000-0000-4000-8000-000000000000')).toBeNull();
+  });
+
+  it('reads the conversation on a run as TypeORM does', async () => {
+    const { kit } = suite;
+    const runId = await waitingRun(kit);
+    const [user] = await kit.ds.query<Array<{ id: number }>>(`SELECT id FROM app_user ORDER BY id LIMIT 1`);
+    await kit.ds.query(
+      `INSERT INTO conversation (id, owner_id, title, status, view_page_id, view_language_id, view_module,
+         skill_identifier, skill_id, skill_is_process, last_run_id, active_run_id, archived_at)
+       VALUES ('20000000-0000-4000-8000-000000000001', $1, 'About us', 'AWAITING_APPROVAL', 1, 0, 'page',
+               'seo', NULL, true, $2, $2, NULL)`,
+      [user!.id, runId],
+    );
+    const repository = new ConversationsRepository(kit.ds);
+    const typeorm = await kit.ds.manager.findOneOrFail(ConversationEntity, { where: { activeRunId: runId } });
+    const plain = await repository.findByActiveRun(runId);
+    expect(plain).toEqual({ ...typeorm });
+    expect(Object.keys(plain!).sort()).toEqual(Object.keys({ ...typeorm }).sort());
+    expect(await repository.findByActiveRun('00000000-0000-4000-8000-000000000000')).toBeNull();
   });
 });

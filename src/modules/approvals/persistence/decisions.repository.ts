@@ -1,11 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { directQuery } from '../../../platform/database/direct-query';
+import { EntityColumns } from '../../../platform/database/entity-columns';
 import { managerOf } from '../../../platform/database/transaction-runner';
 import { DecisionEntity } from './decision.entity';
 
 @Injectable()
 export class DecisionsRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  private readonly columns: EntityColumns<DecisionEntity>;
+
+  constructor(private readonly dataSource: DataSource) {
+    this.columns = new EntityColumns<DecisionEntity>(dataSource, DecisionEntity, 'd');
+  }
 
   /** The transaction in progress (TransactionRunner), else the pool. */
   private m(): EntityManager {
@@ -78,7 +84,11 @@ export class DecisionsRepository {
     return managerOf(this.dataSource).find(DecisionEntity, { where: { runId }, order: { turn: 'ASC' } });
   }
 
+  /** why a plain statement (EntityColumns): a durable pickup reads its decision by id every time. */
   async findById(id: string): Promise<DecisionEntity | null> {
-    return managerOf(this.dataSource).findOne(DecisionEntity, { where: { id } });
+    const rows = await directQuery(this.m(), `SELECT ${this.columns.sql()} FROM decision d WHERE d.id = $1`, [
+      id,
+    ]);
+    return this.columns.rows(rows)[0] ?? null;
   }
 }

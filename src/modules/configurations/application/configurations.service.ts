@@ -55,11 +55,11 @@ export class ConfigurationsService {
    */
   async findForUse(who: RequestContext | ConfigurationUser, id: number | string): Promise<ConfigurationView> {
     const user = userOf(who);
-    const row = await this.repository.findById(toId(id, 'configurationId'));
-    if (!row || row.deletedAt !== null || !mayUseConfiguration(user, row)) {
+    const view = await this.findWithSkills(toId(id, 'configurationId'));
+    if (!view || view.deletedAt !== null || !mayUseConfiguration(user, view)) {
       throw notFound('Configuration not found');
     }
-    return this.attachSkills(row);
+    return view;
   }
 
   /**
@@ -69,9 +69,9 @@ export class ConfigurationsService {
    * @throws Refusal NOT_FOUND when no configuration has this id.
    */
   async getById(id: number): Promise<ConfigurationView> {
-    const row = await this.repository.findById(id);
-    if (!row) throw notFound('Configuration not found');
-    return this.attachSkills(row);
+    const view = await this.findWithSkills(id);
+    if (!view) throw notFound('Configuration not found');
+    return view;
   }
 
   /** Several configurations by id, deleted or not (for lists of runs); missing ids are absent. */
@@ -123,9 +123,17 @@ export class ConfigurationsService {
     return view;
   }
 
-  private async attachSkills(row: ConfigurationRow): Promise<ConfigurationView> {
-    const skills = await this.skills.attachedToConfigurations([row.id]);
-    return { ...row, skills: skills.get(row.id) ?? [] };
+  /**
+   * One configuration with its skills; null when no configuration has the id. why: the skills
+   * need only the id, so both statements go at once (on every decision and run start, the
+   * round trip of the second is not waited for on its own).
+   */
+  private async findWithSkills(id: number): Promise<ConfigurationView | null> {
+    const [row, skills] = await Promise.all([
+      this.repository.findById(id),
+      this.skills.attachedToConfigurations([id]),
+    ]);
+    return row ? { ...row, skills: skills.get(id) ?? [] } : null;
   }
 
   private async withSkills(rows: readonly ConfigurationRow[]): Promise<ConfigurationView[]> {

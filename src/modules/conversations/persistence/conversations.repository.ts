@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In, IsNull } from 'typeorm';
+import { directQuery } from '../../../platform/database/direct-query';
+import { EntityColumns } from '../../../platform/database/entity-columns';
 import { managerOf } from '../../../platform/database/transaction-runner';
 import type { ConversationStatus, MessageRole } from '../core/conversation-status';
 import { ConversationEntity } from './conversation.entity';
@@ -42,7 +44,11 @@ export interface SkillGuard {
  */
 @Injectable()
 export class ConversationsRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  private readonly columns: EntityColumns<ConversationEntity>;
+
+  constructor(private readonly dataSource: DataSource) {
+    this.columns = new EntityColumns<ConversationEntity>(dataSource, ConversationEntity, 'c');
+  }
 
   /** The transaction in progress (TransactionRunner), else the pool. */
   private m(): EntityManager {
@@ -71,8 +77,14 @@ export class ConversationsRepository {
   }
 
   /** The conversation processing or waiting on this run, if any. */
+  /** why a plain statement (EntityColumns): every run's settle asks, in its transaction. */
   async findByActiveRun(runId: string): Promise<ConversationEntity | null> {
-    return this.m().findOne(ConversationEntity, { where: { activeRunId: runId } });
+    const rows = await directQuery(
+      this.m(),
+      `SELECT ${this.columns.sql()} FROM conversation c WHERE c.active_run_id = $1 LIMIT 1`,
+      [runId],
+    );
+    return this.columns.rows(rows)[0] ?? null;
   }
 
   /**
