@@ -9,15 +9,22 @@ const RUN = `query($id: ID!) { run(id: $id) { status handBack { code at } decisi
 const PROGRESS = `subscription($id: ID!) { runProgress(runId: $id) { kind status stepCount turn } }`;
 
 /** A run waiting for approval, started while no worker is live (so it ran inline). */
-async function waitingRun(t: TestApp, ids: Awaited<ReturnType<typeof demoIds>>, page: string) {
+async function waitingRun(
+  t: TestApp,
+  ids: Awaited<ReturnType<typeof demoIds>>,
+  page: string,
+  owner = 'alice',
+  subjectLanguageId = 0,
+) {
   await t.dataSource.query('DELETE FROM worker_heartbeat');
-  const run = await startRun(t, 'alice', {
+  const run = await startRun(t, owner, {
     configurationId: ids.configurations['demo-editor'],
     prompt: 'SEO',
     subjectPageId: ids.pages[page],
+    subjectLanguageId,
   });
   expect(await waitForRest(t, run.id)).toBe('WAITING_FOR_APPROVAL');
-  const res = await t.gql<{ run: { pending: { turnDigest: string } } }>(DIGEST, { id: run.id }, 'alice');
+  const res = await t.gql<{ run: { pending: { turnDigest: string } } }>(DIGEST, { id: run.id }, owner);
   return { id: run.id, digest: res.data!.run.pending.turnDigest };
 }
 
@@ -121,6 +128,37 @@ describe('the durable path', () => {
       });
       expect(again.data!.approveRun.path).toBe('INLINE');
       expect(await waitForRest(t, run.id)).toBe('COMPLETED');
+    });
+
+    it('judges every run of one pickup by its own decision: one carried out, one handed back', async () => {
+      // why: one pickup reads the decisions, deciders and pages of all the runs it took at once;
+      // each run must still meet its own decider. Bob may approve but not write French.
+      const permitted = await waitingRun(t, ids, 'About');
+      const gated = await waitingRun(t, ids, 'Widget', 'admin', 2);
+      await pretendLiveWorker();
+      const gatedBefore = await counts(t, gated.id);
+      const byAdmin = await t.gql<{ approveRun: any }>(APPROVE, {
+        input: { runId: permitted.id, turnDigest: permitted.digest },
+      });
+      const byBob = await t.gql<{ approveRun: any }>(
+        APPROVE,
+        { input: { runId: gated.id, turnDigest: gated.digest } },
+        'bob',
+      );
+      expect([byAdmin.data?.approveRun.path, byBob.data?.approveRun.path]).toEqual(['DURABLE', 'DURABLE']);
+      expect(await t.app.get(RecordedDecisions).pickUp('test', 5)).toBe(2);
+      expect(await waitForRest(t, permitted.id)).toBe('COMPLETED');
+      expect(await waitForRest(t, gated.id)).toBe('WAITING_FOR_APPROVAL');
+      const writes: Array<{ run_id: string; n: number }> = await t.dataSource.query(
+        `SELECT run_id, count(*)::int AS n FROM run_step WHERE run_id = ANY($1::uuid[]) AND kind = 'TOOL_WRITE'
+          GROUP BY run_id`,
+        [[permitted.id, gated.id]],
+      );
+      expect(writes).toEqual([{ run_id: permitted.id, n: 1 }]);
+      expect(await counts(t, gated.id)).toEqual({ ...gatedBefore, decisions: 0 });
+      const views = await Promise.all([permitted.id, gated.id].map((id) => t.gql<{ run: any }>(RUN, { id })));
+      expect(views.map((v) => v.data!.run.handBack?.code ?? null)).toEqual([null, 'APPROVER_NOT_PERMITTED']);
+      expect(views[0]!.data!.run.decisions).toEqual([{ path: 'DURABLE', outcome: 'COMPLETED' }]);
     });
   });
 });

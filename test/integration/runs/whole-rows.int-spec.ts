@@ -67,13 +67,15 @@ describe('whole rows read without the query builder', () => {
       [ids[0], ids[1], runId, user!.id],
     );
     const repository = new DecisionsRepository(kit.ds);
+    const plain = await repository.findByIds([...ids, '00000000-0000-4000-8000-000000000000']);
+    expect(plain.map((d) => d.id).sort()).toEqual(ids);
     for (const id of ids) {
       const typeorm = await kit.ds.manager.findOneOrFail(DecisionEntity, { where: { id } });
-      const plain = await repository.findById(id);
-      expect(plain).toEqual({ ...typeorm });
-      expect(Object.keys(plain!).sort()).toEqual(Object.keys({ ...typeorm }).sort());
+      const read = plain.find((d) => d.id === id);
+      expect(read).toEqual({ ...typeorm });
+      expect(Object.keys(read!).sort()).toEqual(Object.keys({ ...typeorm }).sort());
     }
-    expect(await repository.findById('00000000-0000-4000-8000-000000000000')).toBeNull();
+    expect(await repository.findByIds([])).toEqual([]);
   });
 
   it('reads the conversation on a run as TypeORM does', async () => {

@@ -16,9 +16,13 @@ export class DeciderGate {
 
   /** True when the decider may perform what the pending turn would do. */
   async permits(decider: AuthUser, pending: PendingTurn): Promise<boolean> {
-    const ids = gatePageIds(pending.kind, pending.calls);
-    const pages = ids.length > 0 ? await this.pages.accessOf(ids) : new Map<number, PageAccess>();
-    return DeciderGate.permitsWith(decider, pending, pages);
+    return DeciderGate.permitsWith(decider, pending, await this.pagesFor([pending]));
+  }
+
+  /** The pages the gate needs for several turns, with their languages, in one statement. */
+  async pagesFor(turns: readonly PendingTurn[]): Promise<Map<number, PageAccess>> {
+    const ids = turns.flatMap((t) => gatePageIds(t.kind, t.calls));
+    return ids.length > 0 ? this.pages.accessOf(ids) : new Map<number, PageAccess>();
   }
 
   /** The same rule over pages the caller has loaded (the inbox loads a whole page of runs at once). */

@@ -1,12 +1,25 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { digestsEqual, type PendingTurn } from '../../../agent';
 import type { ErrorCode } from '../../../common/error-codes';
+import { notFound } from '../../../common/refusal';
+import type { AuthUser } from '../../../platform/auth/auth-user';
 import { PrincipalsService } from '../../auth';
 import { ConfigurationsService, type ConfigurationView } from '../../configurations';
+import type { PageAccess } from '../../content';
 import { DecidedRuns, RunSettler, type ClaimedRun, type DecidedCheckpoint } from '../../runs';
 import type { DecisionView } from '../core/decision-view';
 import { DecisionsRepository } from '../persistence/decisions.repository';
 import { DeciderGate } from './decider-gate';
+
+type Opened = ReturnType<DecidedRuns['openDecided']>;
+
+/** What the checks of a pickup need, read for every run it took at once. */
+interface Facts {
+  readonly decisions: ReadonlyMap<string, DecisionView>;
+  readonly configurations: ReadonlyMap<number, ConfigurationView>;
+  readonly deciders: ReadonlyMap<number, AuthUser>;
+  readonly pages: ReadonlyMap<number, PageAccess>;
+}
 
 /** Why a process run meeting four-eyes stopped (the inline path says the same). */
 export const PROCESS_STOPPED_MESSAGE = 'Stopped: the configuration now requires a second approver';
@@ -33,12 +46,17 @@ export class RecordedDecisions {
   /**
    * Picks up at most `limit` recorded decisions; with `olderThanSeconds` only those recorded at
    * least that long ago (the API's reconcile when no worker is live). Returns how many it took.
+   * What the checks need of every run taken is read at once (`factsFor`), then each is carried
+   * out in turn.
    */
   async pickUp(claimedBy: string, limit: number, olderThanSeconds = 0): Promise<number> {
     const claimed = await this.decided.claimRecorded(claimedBy, limit, olderThanSeconds);
-    for (const claim of claimed) {
+    if (claimed.length === 0) return 0;
+    const opened = claimed.map((claim) => ({ claim, decided: this.decided.openDecided(claim) }));
+    const facts = await this.factsFor(opened);
+    for (const { claim, decided } of opened) {
       try {
-        await this.carryOut(claim, 'fresh');
+        await this.carryOut(claim, decided, 'fresh', facts);
       } catch (e) {
         this.logger.error({ runId: claim.run.id, err: e }, 'recorded decision could not be carried out');
       }
@@ -52,18 +70,47 @@ export class RecordedDecisions {
    * off right after the claim), so they run here first.
    */
   async resume(claim: ClaimedRun): Promise<void> {
-    await this.carryOut(claim, 'requeued');
+    const decided = this.decided.openDecided(claim);
+    await this.carryOut(claim, decided, 'requeued', await this.factsFor([{ claim, decided }]));
+  }
+
+  /**
+   * The decisions, configurations, deciders and gate pages of the runs taken, one statement
+   * each whatever their number (the configuration two: its skills). why: a pickup takes several
+   * runs per claim, and a statement costs the worker far more than a row.
+   */
+  private async factsFor(opened: ReadonlyArray<{ claim: ClaimedRun; decided: Opened }>): Promise<Facts> {
+    const usable = opened.flatMap(({ decided }) => ('unusable' in decided ? [] : [decided]));
+    const [decisions, configurations] = await Promise.all([
+      this.decisions.findByIds(usable.map((d) => d.decisionId)),
+      this.configurations.getByIds(opened.map(({ claim }) => claim.run.configurationId)),
+    ]);
+    const byId = new Map<string, DecisionView>(decisions.map((d) => [d.id, d]));
+    // why: a denial writes nothing, so only approvals and inputs meet the decider gate.
+    const gated = usable.filter(
+      (d) => d.decision.kind !== 'deny' && byId.get(d.decisionId)?.decidedBy != null,
+    );
+    const [deciders, pages] = await Promise.all([
+      this.principals.loadMany(gated.map((d) => byId.get(d.decisionId)!.decidedBy!)),
+      this.gate.pagesFor(gated.map((d) => d.state.pending as PendingTurn)),
+    ]);
+    return { decisions: byId, configurations, deciders, pages };
   }
 
   /** A fresh pickup has no step yet; a requeued run may have one (its checks then passed). */
-  private async carryOut(claim: ClaimedRun, pickup: 'fresh' | 'requeued'): Promise<void> {
-    const decided = this.decided.openDecided(claim);
+  private async carryOut(
+    claim: ClaimedRun,
+    decided: Opened,
+    pickup: 'fresh' | 'requeued',
+    facts: Facts,
+  ): Promise<void> {
     if ('unusable' in decided) return this.decided.fail(claim, decided.unusable);
-    const decision = await this.decisions.findById(decided.decisionId);
+    const decision = facts.decisions.get(decided.decisionId) ?? null;
     if (!decision && pickup === 'requeued')
       return this.decided.fail(claim, 'The recorded decision is missing');
     const stepRecorded = pickup === 'requeued' && (await this.decided.stepRecorded(claim));
-    const configuration = await this.configurations.getById(claim.run.configurationId);
+    const configuration = facts.configurations.get(claim.run.configurationId);
+    if (!configuration) throw notFound('Configuration not found');
     if (!stepRecorded) {
       // why: as on the inline path (check 7): a process run that meets four-eyes is stopped,
       // whatever the decision; the configuration may have changed since it was recorded.
@@ -75,7 +122,7 @@ export class RecordedDecisions {
         this.logger.warn({ runId: claim.run.id }, 'process run stopped: four-eyes on its configuration');
         return;
       }
-      const refusal = await this.refusal(claim, decided, decision, configuration);
+      const refusal = this.refusal(claim, decided, decision, configuration, facts);
       if (refusal) {
         if (await this.decided.handBack(claim, decided, refusal)) {
           this.logger.warn({ runId: claim.run.id, code: refusal }, 'recorded decision handed back');
@@ -87,22 +134,22 @@ export class RecordedDecisions {
   }
 
   /** Checks 12-14 against the stored decision; the hand-back code, or null to go on. */
-  private async refusal(
+  private refusal(
     claim: ClaimedRun,
     decided: DecidedCheckpoint,
     decision: DecisionView | null,
     configuration: ConfigurationView,
-  ): Promise<ErrorCode | null> {
+    facts: Facts,
+  ): ErrorCode | null {
     if (!decision) return 'NOT_AUDITABLE';
     if (configuration.deletedAt) return 'CONFIGURATION_GONE';
     if (!configuration.isActive) return 'CONFIGURATION_INACTIVE';
     const turnDigest = claim.run.turnDigest;
     if (!turnDigest || !digestsEqual(turnDigest, decision.turnDigest)) return 'STALE_TURN';
-    // why: a denial writes nothing, so only approvals and inputs meet the decider gate.
     if (decided.decision.kind === 'deny') return null;
-    const decider = decision.decidedBy === null ? null : await this.principals.load(decision.decidedBy);
+    const decider = decision.decidedBy === null ? null : facts.deciders.get(decision.decidedBy);
     const pending = decided.state.pending as PendingTurn;
-    if (!decider || !(await this.gate.permits(decider, pending))) {
+    if (!decider || !DeciderGate.permitsWith(decider, pending, facts.pages)) {
       return pending.kind === 'INPUT' ? 'SUBMITTER_NOT_PERMITTED' : 'APPROVER_NOT_PERMITTED';
     }
     return null;

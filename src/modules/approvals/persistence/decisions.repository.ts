@@ -84,11 +84,17 @@ export class DecisionsRepository {
     return managerOf(this.dataSource).find(DecisionEntity, { where: { runId }, order: { turn: 'ASC' } });
   }
 
-  /** why a plain statement (EntityColumns): a durable pickup reads its decision by id every time. */
-  async findById(id: string): Promise<DecisionEntity | null> {
-    const rows = await directQuery(this.m(), `SELECT ${this.columns.sql()} FROM decision d WHERE d.id = $1`, [
-      id,
-    ]);
-    return this.columns.rows(rows)[0] ?? null;
+  /**
+   * Decisions by id (unknown ids are absent). why a plain statement (EntityColumns): a durable
+   * pickup reads the decisions of every run it claimed, at once.
+   */
+  async findByIds(ids: readonly string[]): Promise<DecisionEntity[]> {
+    if (ids.length === 0) return [];
+    const rows = await directQuery(
+      this.m(),
+      `SELECT ${this.columns.sql()} FROM decision d WHERE d.id = ANY($1::uuid[])`,
+      [[...ids]],
+    );
+    return this.columns.rows(rows);
   }
 }

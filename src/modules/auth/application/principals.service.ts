@@ -15,6 +15,12 @@ export class PrincipalsService {
     return user ? toAuthUser(user, '') : null;
   }
 
+  /** Several users by id (one statement); unknown ids are absent. */
+  async loadMany(userIds: readonly number[]): Promise<Map<number, AuthUser>> {
+    const users = await this.repository.findUsersWithGroups([...new Set(userIds)]);
+    return new Map(users.map((u) => [u.id, toAuthUser(u, '')]));
+  }
+
   /**
    * The people who may possibly decide a run of this owner (the owner, admins, AGENT_APPROVE
    * holders), at most `limit`; the caller judges each against the run (runAccess, the inbox).

@@ -46,7 +46,7 @@ const TOKEN_WITH_USER = `SELECT t.id, t.user_id, t.token_hash, t.label, t.create
 /** A user and their groups. */
 const USER_WITH_GROUPS = `SELECT u.id AS user_id, u.username, u.display_name, u.locale, u.is_admin,
     u.created_at AS user_created_at, ${GROUPS_OF_U}
-  FROM app_user u WHERE u.id = $1`;
+  FROM app_user u WHERE u.id = ANY($1::int[])`;
 
 /** A run's owner and everyone who may decide any run (admins, AGENT_APPROVE holders), by id. */
 const MAY_DECIDE_FOR_OWNER = `SELECT u.id AS user_id, u.username, u.display_name, u.locale, u.is_admin,
@@ -152,9 +152,18 @@ export class AuthRepository {
 
   /** A user with their groups, for acting as them (a run's owner). */
   async findUserWithGroups(userId: number, manager: EntityManager = managerOf(this.dataSource)) {
+    return (await this.findUsersWithGroups([userId], manager))[0] ?? null;
+  }
+
+  /** Users with their groups by id, in one statement whatever their number; unknown ids are absent. */
+  async findUsersWithGroups(
+    userIds: readonly number[],
+    manager: EntityManager = managerOf(this.dataSource),
+  ): Promise<UserEntity[]> {
+    if (userIds.length === 0) return [];
     // why: one statement, as for tokens (findOne with a to-many relation sends two).
-    const rows = await manager.query<UserRow[]>(USER_WITH_GROUPS, [userId]);
-    return rows[0] ? toUserEntity(rows[0]) : null;
+    const rows = await manager.query<UserRow[]>(USER_WITH_GROUPS, [[...userIds]]);
+    return rows.map(toUserEntity);
   }
 
   /** The owner and the users who may decide any run, at most `limit`, by id. */
