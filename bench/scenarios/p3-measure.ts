@@ -184,7 +184,7 @@ export async function measureFanout(
   await untilPoolIdle(rig.app);
   rig.queries.start();
   const executor = rig.app.app.get(RunExecutor);
-  const taken = await rig.app.app.get(RecordedDecisions).pickUp(executor.instanceId, 1);
+  const taken = (await rig.app.app.get(RecordedDecisions).pickUp(executor.instanceId, 1)).length;
   if (taken !== 1) throw new Error(`pickUp took ${taken} recorded decisions, expected 1`);
   const { logs, samples: sample } = await host.collect(STALL_MS);
   await executor.settled(runId);

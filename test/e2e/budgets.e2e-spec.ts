@@ -190,7 +190,7 @@ describe('token budgets', () => {
       input: { runId: run.id, turnDigest: run.digest },
     });
     expect(res.data!.approveRun).toMatchObject({ path: 'DURABLE', run: { status: 'DECISION_RECORDED' } });
-    expect(await t.app.get(RecordedDecisions).pickUp('test', 5)).toBe(1);
+    expect(await t.app.get(RecordedDecisions).pickUp('test', 5)).toHaveLength(1);
     expect(await waitForRest(t, run.id)).toBe('COMPLETED');
     await expectStoppedAfterWrite(run.id, 'Widget', 'DURABLE');
     await noWorker();

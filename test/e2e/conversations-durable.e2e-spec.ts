@@ -70,7 +70,7 @@ describe('chat turns and decisions on the durable path', () => {
     // the worker finds the configuration deactivated meanwhile: the decision is handed back
     await t.dataSource.query(`UPDATE configuration SET is_active = false WHERE identifier = 'demo-editor'`);
     try {
-      expect(await t.app.get(RecordedDecisions).pickUp('test', 5)).toBe(1);
+      expect(await t.app.get(RecordedDecisions).pickUp('test', 5)).toHaveLength(1);
     } finally {
       await t.dataSource.query(`UPDATE configuration SET is_active = true WHERE identifier = 'demo-editor'`);
     }
@@ -86,7 +86,7 @@ describe('chat turns and decisions on the durable path', () => {
     await liveWorker();
     const again = await t.gql<{ decideConversationApproval: Conversation }>(DECIDE, { input }, 'alice');
     expect(again.errors).toBeUndefined();
-    expect(await t.app.get(RecordedDecisions).pickUp('test', 5)).toBe(1);
+    expect(await t.app.get(RecordedDecisions).pickUp('test', 5)).toHaveLength(1);
     await until(async () => (await get(c.id)).status === 'IDLE', 10_000, 'the answer');
     const done = await get(c.id);
     expect(done.messages.map((m) => m.role)).toEqual(['USER', 'NOTICE', 'ASSISTANT']);
@@ -134,7 +134,7 @@ describe('chat turns and decisions on the durable path', () => {
       `UPDATE configuration SET require_second_approver = true WHERE identifier = 'demo-editor'`,
     );
     try {
-      expect(await t.app.get(RecordedDecisions).pickUp('test', 5)).toBe(1);
+      expect(await t.app.get(RecordedDecisions).pickUp('test', 5)).toHaveLength(1);
     } finally {
       await t.dataSource.query(
         `UPDATE configuration SET require_second_approver = false WHERE identifier = 'demo-editor'`,

@@ -154,7 +154,7 @@ describe('decision records after a continuation is cut off', () => {
     const cleanUp = await failOnce('handback_fault', run.id, 'NEW.handed_back_code IS NOT NULL');
     await setDemoEditorActive(false);
     try {
-      expect(await t.app.get(RecordedDecisions).pickUp('worker:test', 5)).toBe(1);
+      expect(await t.app.get(RecordedDecisions).pickUp('worker:test', 5)).toHaveLength(1);
       // the hand-back failed half-way: neither the run nor its decision changed
       expect(await runRow(run.id)).toMatchObject({ status: 'RUNNING', hand_back: null });
       expect(await decisionRow(run.id)).toEqual({ handed_back_code: null, outcome: null });

@@ -74,7 +74,7 @@ describe('the durable path', () => {
       expect(res.data!.approveRun.decision.path).toBe('DURABLE');
       const recorded = await counts(t, run.id);
       expect(recorded).toMatchObject({ status: 'DECISION_RECORDED', decisions: 1 });
-      expect(await t.app.get(RecordedDecisions).pickUp('test', 5)).toBe(1);
+      expect(await t.app.get(RecordedDecisions).pickUp('test', 5)).toHaveLength(1);
       expect(await waitForRest(t, run.id)).toBe('COMPLETED');
       const writes: Array<{ n: number }> = await t.dataSource.query(
         `SELECT count(*)::int AS n FROM run_step WHERE run_id = $1 AND kind = 'TOOL_WRITE'`,
@@ -103,7 +103,7 @@ describe('the durable path', () => {
       await new Promise((r) => setTimeout(r, 200));
       await t.dataSource.query(`UPDATE configuration SET is_active = false WHERE identifier = 'demo-editor'`);
       try {
-        expect(await t.app.get(RecordedDecisions).pickUp('test', 5)).toBe(1);
+        expect(await t.app.get(RecordedDecisions).pickUp('test', 5)).toHaveLength(1);
       } finally {
         await t.dataSource.query(
           `UPDATE configuration SET is_active = true WHERE identifier = 'demo-editor'`,
@@ -146,7 +146,7 @@ describe('the durable path', () => {
         'bob',
       );
       expect([byAdmin.data?.approveRun.path, byBob.data?.approveRun.path]).toEqual(['DURABLE', 'DURABLE']);
-      expect(await t.app.get(RecordedDecisions).pickUp('test', 5)).toBe(2);
+      expect(await t.app.get(RecordedDecisions).pickUp('test', 5)).toHaveLength(2);
       expect(await waitForRest(t, permitted.id)).toBe('COMPLETED');
       expect(await waitForRest(t, gated.id)).toBe('WAITING_FOR_APPROVAL');
       const writes: Array<{ run_id: string; n: number }> = await t.dataSource.query(

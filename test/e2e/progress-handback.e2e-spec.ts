@@ -52,7 +52,7 @@ describe('runProgress: a decision handed back by a worker', () => {
 
     await t.dataSource.query(`UPDATE configuration SET is_active = false WHERE identifier = 'demo-editor'`);
     try {
-      expect(await t.app.get(RecordedDecisions).pickUp('test', 5)).toBe(1);
+      expect(await t.app.get(RecordedDecisions).pickUp('test', 5)).toHaveLength(1);
     } finally {
       await t.dataSource.query(`UPDATE configuration SET is_active = true WHERE identifier = 'demo-editor'`);
     }

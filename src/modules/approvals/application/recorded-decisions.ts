@@ -45,13 +45,13 @@ export class RecordedDecisions {
 
   /**
    * Picks up at most `limit` recorded decisions; with `olderThanSeconds` only those recorded at
-   * least that long ago (the API's reconcile when no worker is live). Returns how many it took.
-   * What the checks need of every run taken is read at once (`factsFor`), then each is carried
-   * out in turn.
+   * least that long ago (the API's reconcile when no worker is live). Returns the runs it took
+   * (carried out in this process, or handed back). What the checks need of every run taken is
+   * read at once (`factsFor`), then each is carried out in turn.
    */
-  async pickUp(claimedBy: string, limit: number, olderThanSeconds = 0): Promise<number> {
+  async pickUp(claimedBy: string, limit: number, olderThanSeconds = 0): Promise<ClaimedRun[]> {
     const claimed = await this.decided.claimRecorded(claimedBy, limit, olderThanSeconds);
-    if (claimed.length === 0) return 0;
+    if (claimed.length === 0) return [];
     const opened = claimed.map((claim) => ({ claim, decided: this.decided.openDecided(claim) }));
     const facts = await this.factsFor(opened);
     for (const { claim, decided } of opened) {
@@ -61,7 +61,7 @@ export class RecordedDecisions {
         this.logger.error({ runId: claim.run.id, err: e }, 'recorded decision could not be carried out');
       }
     }
-    return claimed.length;
+    return claimed;
   }
 
   /**

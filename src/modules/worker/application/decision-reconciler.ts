@@ -53,11 +53,9 @@ export class DecisionReconciler {
     const free = this.config.workerConcurrency - this.executor.activeCount();
     if (free <= 0) return false;
     if ((await this.heartbeat.liveWorkers()) > 0) return false;
-    const taken = await this.decisions.pickUp(
-      this.executor.instanceId,
-      free,
-      this.config.decisionPickupSeconds,
-    );
+    const taken = (
+      await this.decisions.pickUp(this.executor.instanceId, free, this.config.decisionPickupSeconds)
+    ).length;
     if (taken > 0) this.logger.warn(`no live worker: took ${taken} overdue recorded decision(s) here`);
     const left = Math.min(free - taken, this.config.workerConcurrency - this.executor.activeCount());
     const claimed =

@@ -61,7 +61,7 @@ function setup(queue: ClaimedRun[], recorded: string[] = []) {
       pickups.push({ by, limit });
       const taken = recorded.splice(0, limit);
       for (const id of taken) executor.launch({ run: { id } });
-      return Promise.resolve(taken.length);
+      return Promise.resolve(taken.map((id) => claimOf(id, 'sealed')));
     },
   };
   const vault = {
@@ -139,9 +139,25 @@ describe('QueuedRunPicker', () => {
     expect(f.claims).toEqual([]);
   });
 
+  it("wakes when a recorded decision's continuation ends, not only at the next poll", async () => {
+    const f = setup([], ['d1', 'd2', 'd3']);
+    f.picker.start();
+    try {
+      await new Promise((r) => setImmediate(r));
+      expect(f.launched).toEqual(['d1', 'd2']);
+      f.ends.get('d1')!();
+      // why: well before the poll (PICKUP_POLL_MS): only the wake of the ended segment can take d3.
+      for (let i = 0; i < 5 && f.launched.length < 3; i++) await new Promise((r) => setImmediate(r));
+      expect(f.launched).toEqual(['d1', 'd2', 'd3']);
+      expect(f.picker.running).toBe(2);
+    } finally {
+      await f.picker.stop();
+    }
+  });
+
   it('still claims queued runs when the decision pickup fails', async () => {
     const f = setup([claimOf('q1', 'sealed')]);
-    (f.picker as unknown as { decisions: { pickUp: () => Promise<number> } }).decisions.pickUp = () =>
+    (f.picker as unknown as { decisions: { pickUp: () => Promise<ClaimedRun[]> } }).decisions.pickUp = () =>
       Promise.reject(new Error('down'));
     await f.picker.pickOnce();
     expect(f.launched).toEqual(['q1']);

@@ -74,7 +74,11 @@ export class QueuedRunPicker {
     // why: a decided run has a person waiting for its continuation; it goes before new starts.
     let decided = 0;
     try {
-      decided = await this.decisions.pickUp(this.workerId, free);
+      const taken = await this.decisions.pickUp(this.workerId, free);
+      // why: a slot freed by a decision's continuation wakes the picker as a queued run's does;
+      // otherwise a pass that found every slot busy waits for the next poll.
+      for (const claim of taken) this.track(claim.lease.token, this.executor.settled(claim.run.id));
+      decided = taken.length;
     } catch (err) {
       this.logger.error({ err }, 'recorded-decision pickup failed');
     }
