@@ -17,7 +17,8 @@ type Opened = ReturnType<DecidedRuns['openDecided']>;
 interface Facts {
   readonly decisions: ReadonlyMap<string, DecisionView>;
   readonly configurations: ReadonlyMap<number, ConfigurationView>;
-  readonly deciders: ReadonlyMap<number, AuthUser>;
+  /** The deciders and the runs' owners, by id. */
+  readonly users: ReadonlyMap<number, AuthUser>;
   readonly pages: ReadonlyMap<number, PageAccess>;
 }
 
@@ -75,7 +76,7 @@ export class RecordedDecisions {
   }
 
   /**
-   * The decisions, configurations, deciders and gate pages of the runs taken, one statement
+   * The decisions, configurations, deciders and owners, and gate pages of the runs taken, one statement
    * each whatever their number (the configuration two: its skills). why: a pickup takes several
    * runs per claim, and a statement costs the worker far more than a row.
    */
@@ -90,11 +91,15 @@ export class RecordedDecisions {
     const gated = usable.filter(
       (d) => d.decision.kind !== 'deny' && byId.get(d.decisionId)?.decidedBy != null,
     );
-    const [deciders, pages] = await Promise.all([
-      this.principals.loadMany(gated.map((d) => byId.get(d.decisionId)!.decidedBy!)),
+    // why: the owners with the deciders: each continuation acts as its run's owner.
+    const [users, pages] = await Promise.all([
+      this.principals.loadMany([
+        ...gated.map((d) => byId.get(d.decisionId)!.decidedBy!),
+        ...opened.map(({ claim }) => claim.run.ownerId),
+      ]),
       this.gate.pagesFor(gated.map((d) => d.state.pending as PendingTurn)),
     ]);
-    return { decisions: byId, configurations, deciders, pages };
+    return { decisions: byId, configurations, users, pages };
   }
 
   /** A fresh pickup has no step yet; a requeued run may have one (its checks then passed). */
@@ -130,7 +135,12 @@ export class RecordedDecisions {
         return;
       }
     }
-    await this.decided.carryOut(claim, decided, decision!.decidedBy, configuration, stepRecorded);
+    await this.decided.carryOut(claim, decided, {
+      deciderId: decision!.decidedBy,
+      configuration,
+      stepRecorded,
+      owner: facts.users.get(claim.run.ownerId),
+    });
   }
 
   /** Checks 12-14 against the stored decision; the hand-back code, or null to go on. */
@@ -147,7 +157,7 @@ export class RecordedDecisions {
     const turnDigest = claim.run.turnDigest;
     if (!turnDigest || !digestsEqual(turnDigest, decision.turnDigest)) return 'STALE_TURN';
     if (decided.decision.kind === 'deny') return null;
-    const decider = decision.decidedBy === null ? null : facts.deciders.get(decision.decidedBy);
+    const decider = decision.decidedBy === null ? null : facts.users.get(decision.decidedBy);
     const pending = decided.state.pending as PendingTurn;
     if (!decider || !DeciderGate.permitsWith(decider, pending, facts.pages)) {
       return pending.kind === 'INPUT' ? 'SUBMITTER_NOT_PERMITTED' : 'APPROVER_NOT_PERMITTED';

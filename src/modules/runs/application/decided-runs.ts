@@ -5,6 +5,7 @@ import { decisionStep, type PendingTurn } from '../../../agent';
 import type { ErrorCode } from '../../../common/error-codes';
 import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
+import type { AuthUser } from '../../../platform/auth/auth-user';
 import type { ConfigurationView } from '../../configurations';
 import type { Checkpoint } from '../core/checkpoint';
 import { RunsRepository, type ClaimedRun } from '../persistence/runs.repository';
@@ -14,6 +15,17 @@ import { RunSettler } from './run-settler';
 import { StateVault } from './state-vault';
 
 export type DecidedCheckpoint = Extract<Checkpoint, { kind: 'decided' }>;
+
+/** How a claimed decision is carried out (`DecidedRuns.carryOut`). */
+export interface CarryOut {
+  /** Who decided, as the decision's step records it. */
+  readonly deciderId: number | null;
+  readonly configuration: ConfigurationView;
+  /** The decision's step is recorded already (a requeued run cut off after it). */
+  readonly stepRecorded: boolean;
+  /** The run's owner where the caller has loaded it (a pickup loads all its runs' at once). */
+  readonly owner?: AuthUser;
+}
 
 /**
  * The runs module's side of the durable path: recorded decisions claimed for this process
@@ -63,17 +75,11 @@ export class DecidedRuns {
    * Carries out a claimed decision: records its step unless `stepRecorded`, then continues the
    * run in this process. Nothing when the lease was lost meanwhile.
    */
-  async carryOut(
-    claim: ClaimedRun,
-    decided: DecidedCheckpoint,
-    deciderId: number | null,
-    configuration: ConfigurationView,
-    stepRecorded: boolean,
-  ): Promise<void> {
+  async carryOut(claim: ClaimedRun, decided: DecidedCheckpoint, how: CarryOut): Promise<void> {
     const { run, lease } = claim;
     let stepCount = run.stepCount;
-    if (!stepRecorded) {
-      const step = decisionStep(decided.decision, decided.state, deciderId);
+    if (!how.stepRecorded) {
+      const step = decisionStep(decided.decision, decided.state, how.deciderId);
       const sequence = await this.repository.appendStep(lease, step, this.config.runLeaseSeconds);
       if (sequence === null) return; // fenced out: another process holds the run now
       stepCount = sequence;
@@ -84,7 +90,13 @@ export class DecidedRuns {
         run.turn,
       );
     }
-    this.executor.launch({ lease, run: { ...run, stepCount }, configuration, checkpoint: decided });
+    this.executor.launch({
+      lease,
+      run: { ...run, stepCount },
+      configuration: how.configuration,
+      checkpoint: decided,
+      ...(how.owner ? { owner: how.owner } : {}),
+    });
   }
 
   /** Back to the waiting state with the paused state it had, and why; false when fenced out. */

@@ -42,6 +42,8 @@ export interface Segment {
   readonly checkpoint: Checkpoint;
   /** Who decided, as the model is told, for a continuation. */
   readonly decision?: Decision;
+  /** The run's owner, where the launcher has loaded it already; else the segment loads it. */
+  readonly owner?: AuthUser;
 }
 
 interface Live {
@@ -127,7 +129,7 @@ export class RunExecutor implements OnApplicationShutdown {
     heartbeat.unref();
     const answer = this.answers.begin(run.id, run.turn);
     try {
-      const owner = await this.principals.load(run.ownerId);
+      const owner = segment.owner ?? (await this.principals.load(run.ownerId));
       if (!owner) throw new Error(`run ${run.id}: owner ${run.ownerId} is gone`);
       const ports = this.ports(segment, owner, live, signal, answer);
       const outcome = await this.play(segment, owner, ports);
