@@ -21,6 +21,7 @@ import { RunsRepository, type Lease } from '../persistence/runs.repository';
 import { RunEventsPublisher } from './run-events';
 import { RunExecutor } from './run-executor';
 import { StateVault } from './state-vault';
+import { ClaimsInFlight } from './claims-in-flight';
 import { WorkSignal } from './work-signal';
 
 type WaitingStatus = 'WAITING_FOR_APPROVAL' | 'WAITING_FOR_INPUT';
@@ -67,6 +68,8 @@ export interface ClaimedDecision {
  */
 @Injectable()
 export class RunDecisions {
+  private readonly inFlight = new ClaimsInFlight();
+
   constructor(
     private readonly repository: RunsRepository,
     private readonly reads: RunReadsRepository,
@@ -107,6 +110,15 @@ export class RunDecisions {
    * the inbox and the run's streams hear of it; `continueClaimed` then carries it out.
    */
   async claim(on: DecisionOnRun, policy: DecisionPolicy): Promise<ClaimedDecision> {
+    return this.inFlight.claim(
+      on.run.id,
+      on.run.turn,
+      () => this.claimInTransaction(on, policy),
+      lostToAnother,
+    );
+  }
+
+  private async claimInTransaction(on: DecisionOnRun, policy: DecisionPolicy): Promise<ClaimedDecision> {
     const { run, state, decision, decisionId } = on;
     const lease: Lease = { runId: run.id, token: randomUUID(), claimedBy: this.executor.instanceId };
     const checkpoint = this.vault.seal(run.id, { v: 1, kind: 'decided', state, decision, decisionId });
@@ -216,13 +228,18 @@ export class RunDecisions {
       return staleTurn(now.turn);
     }
     if (sameTurn && (await this.deadlinePassed(now))) return approvalExpired();
-    return new Refusal('ALREADY_RESUMING', 'Another decision on this run was taken first');
+    return lostToAnother();
   }
 
   private async announceClaim(run: RunView, step: Step, sequence: number): Promise<void> {
     await this.events.inboxChanged(run.id);
     await this.events.step(run.id, { ...step, sequence, at: new Date().toISOString() }, 'RUNNING', run.turn);
   }
+}
+
+/** The refusal for a claim another decision on the same turn won. */
+function lostToAnother(): Refusal {
+  return new Refusal('ALREADY_RESUMING', 'Another decision on this run was taken first');
 }
 
 /** The refusal for a decision that arrives after the turn's deadline. */
