@@ -231,12 +231,7 @@ export class ContentRepository {
     languageId: number,
     workspaceId: number,
   ): Promise<{ page: PageView; text: PageTextView | null } | null> {
-    const rows = await directQuery<PageWithTextRow>(this.m(), PAGE_WITH_TEXT, [
-      pageId,
-      languageId,
-      workspaceId,
-    ]);
-    return rows[0] ? toPageWithText(rows[0], languageId) : null;
+    return this.pageWithText(PAGE_WITH_TEXT, pageId, languageId, workspaceId);
   }
 
   /**
@@ -251,6 +246,16 @@ export class ContentRepository {
     options: { lock?: boolean } = {},
   ): Promise<PageWithText | null> {
     const sql = options.lock ? PAGE_ACCESS_WITH_LOCKED_TEXT : PAGE_ACCESS_WITH_TEXT;
+    return this.pageWithText(sql, pageId, languageId, workspaceId);
+  }
+
+  /** One of the `pageWithTextSql` statements for a page. */
+  private async pageWithText(
+    sql: string,
+    pageId: number,
+    languageId: number,
+    workspaceId: number,
+  ): Promise<PageWithText | null> {
     const rows = await directQuery<PageWithTextRow>(this.m(), sql, [pageId, languageId, workspaceId]);
     return rows[0] ? toPageWithText(rows[0], languageId) : null;
   }
