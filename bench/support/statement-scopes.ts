@@ -19,19 +19,20 @@ export const STATEMENTS_PER_DECISION_BOUNDS = {
    */
   inlineRequest: 11,
   /**
-   * P1: the continuation that request launched, up to the settle (demo-editor, one round): 16
+   * P1: the continuation that request launched, up to the settle (demo-editor, one round): 15
    * since a text update reads its page, languages and text in one statement and writes once,
-   * and a write's steps clear its pending effect in one statement (20 before, 22 before that).
+   * a write's steps clear its pending effect in one statement, and a transactional effect is
+   * recorded by its write's mark (20 before, 22 before that).
    */
-  inlineContinuation: 16,
+  inlineContinuation: 15,
   /**
-   * P4: one durable continuation, worker pickup to settle, averaged over a window: 17.6-17.8
+   * P4: one durable continuation, worker pickup to settle, averaged over a window: 16.5-16.6
    * since a pickup reads the decisions, configurations, users and gate pages of all the runs it
-   * claimed at once and the write path lost five statements (28.2 before, 31.2 before that).
+   * claimed at once and the write path lost six statements (28.2 before, 31.2 before that).
    * The bound leaves room for smaller pickups on a busier machine (a pass takes only the slots
    * that freed); one more statement per run, or pickups no longer batched, fails it.
    */
-  durableContinuation: 19,
+  durableContinuation: 18,
 } as const;
 
 /**

@@ -290,7 +290,7 @@ describe('faults around a continuation (compiled API and worker processes)', () 
         ]);
         const workspace = 90;
         // The workspace copy of the page exists, and the test holds its row lock: the claimer's
-        // write waits for it after announcing its pending effect.
+        // write waits for it inside its transaction.
         await ds!.query(
           `INSERT INTO page_text (page_id, language_id, workspace_id, title, body, seo_title, seo_description)
            SELECT page_id, language_id, $2, title, body, seo_title, seo_description FROM page_text
@@ -309,17 +309,8 @@ describe('faults around a continuation (compiled API and worker processes)', () 
           ]);
           const id = await waitingRun(api.port, config, workspace);
           expect((await approve(api.port, id)).path).toBe('DURABLE');
-          await until(
-            async () =>
-              (
-                await one<{ pending_effect: unknown }>(ds!, 'SELECT pending_effect FROM run WHERE id = $1', [
-                  id,
-                ])
-              ).pending_effect !== null,
-            20_000,
-            'the pending effect',
-          );
-          victim = (await claimerOf(id)).victim;
+          // why: the write's transaction (its effect recorded with the applied mark, then the
+          // locked read of the text) waits for the test's lock; nothing of it is visible yet.
           await until(
             async () =>
               (
@@ -327,9 +318,11 @@ describe('faults around a continuation (compiled API and worker processes)', () 
                   `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
                 )
               ).length === 1,
-            10_000,
+            20_000,
             'the write to wait for the lock',
           );
+          expect(await runState(ds!, id)).toMatchObject({ status: 'RUNNING', pending_effect: null });
+          victim = (await claimerOf(id)).victim;
           victim.child.kill('SIGSTOP');
           // The claimer's transaction takes the lock and then sits idle, its process stopped.
           await lock.commitTransaction();

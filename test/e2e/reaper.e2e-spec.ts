@@ -264,7 +264,9 @@ describe('reaper and queued-run pickup end to end', () => {
     const { tool, gate } = gatedWrite('record_in_run', 'transactional');
     t.app.get<ToolRegistry>(AGENT_TOOLS).register(tool);
     const id = await approvedCallOf('record_in_run', gate);
-    expect((await runRow(t, id)).pending_effect).toMatchObject({ effect: 'transactional' });
+    // why: a transactional effect is recorded with its write's mark, in the write's transaction;
+    // while the call is in flight (cut off below) nothing of it is committed.
+    expect(await runRow(t, id)).toMatchObject({ status: 'RUNNING', pending_effect: null });
     await cutOff(t, id);
 
     // the reaper requeues it, the picker resumes the approved call from the checkpoint

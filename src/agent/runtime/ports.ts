@@ -52,7 +52,8 @@ export interface AgentPorts {
   /**
    * Set before a write tool executes (the call). While set, a reaper requeues an expired run
    * only when the effect is `transactional` and was never marked applied, else fails it
-   * NOT_RETRYABLE.
+   * NOT_RETRYABLE. An implementation may record a `transactional` effect with its write's
+   * applied mark instead (in the write's transaction): until that commits nothing happened.
    */
   setPendingEffect(effect: PendingEffect): Promise<void>;
   /**

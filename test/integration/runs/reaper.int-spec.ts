@@ -169,6 +169,30 @@ describe('the reaper on a real database', () => {
     });
   });
 
+  it('records a transactional effect with its mark where it was not announced: applied if the write commits, absent if not', async () => {
+    const effect = { callId: 'call_5', toolName: 'pages_update', effect: 'transactional' };
+    const committed = await runningRun(kit);
+    expect(
+      await new TransactionRunner(ds).run(() => kit.repository.markEffectApplied(committed, effect)),
+    ).toBe(true);
+    expect((await rowOf(ds, committed.runId)).pending_effect).toEqual({ ...effect, applied: true });
+    const rolledBack = await runningRun(kit);
+    await new TransactionRunner(ds)
+      .run(async () => {
+        expect(await kit.repository.markEffectApplied(rolledBack, effect)).toBe(true);
+        throw new Error('the process died inside the write');
+      })
+      .catch(() => undefined);
+    expect((await rowOf(ds, rolledBack.runId)).pending_effect).toBeNull();
+    // neither announced nor handed over: nothing to mark, the write must not go on
+    const bare = await runningRun(kit);
+    expect(await new TransactionRunner(ds).run(() => kit.repository.markEffectApplied(bare))).toBe(false);
+    await Promise.all([committed, rolledBack].map((l) => expireLease(ds, l.runId)));
+    const reaped = await kit.reaping.reapExpired(100);
+    expect(byId(reaped, committed.runId)).toMatchObject({ status: 'FAILED', cause: 'EFFECT_APPLIED' });
+    expect(byId(reaped, rolledBack.runId)).toMatchObject({ status: 'QUEUED', terminationReason: null });
+  });
+
   it('marks an effect applied only under the lease that holds the run', async () => {
     const lease = await runningRun(kit);
     await kit.repository.setPendingEffect(lease, { callId: 'call_3', toolName: 'pages_update' });

@@ -210,14 +210,17 @@ export class RunsRepository {
   /**
    * Marks the pending effect as applied, inside the transaction that applies it (the page
    * write): fenced by the lease, so a process that lost its lease writes nothing, and the
-   * reaper can tell an effect that committed from one that never did.
+   * reaper can tell an effect that committed from one that never did. `effect` is recorded
+   * with the mark where it was not announced before (a transactional effect: it exists only
+   * if this transaction commits); without it, the announced effect is marked.
    */
-  async markEffectApplied(lease: Lease): Promise<boolean> {
+  async markEffectApplied(lease: Lease, effect: Record<string, unknown> | null = null): Promise<boolean> {
     return affectsOne(
       this.m(),
-      `UPDATE run SET pending_effect = pending_effect || '{"applied": true}'::jsonb
-        WHERE id = $1 AND lease_token = $2 AND status = 'RUNNING' AND pending_effect IS NOT NULL`,
-      [lease.runId, lease.token],
+      `UPDATE run SET pending_effect = COALESCE($3::jsonb, pending_effect) || '{"applied": true}'::jsonb
+        WHERE id = $1 AND lease_token = $2 AND status = 'RUNNING'
+          AND ($3::jsonb IS NOT NULL OR pending_effect IS NOT NULL)`,
+      [lease.runId, lease.token, effect ? JSON.stringify(effect) : null],
     );
   }
 
