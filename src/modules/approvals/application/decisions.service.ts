@@ -26,7 +26,14 @@ import {
   type DecisionOnRun,
   type RunView,
 } from '../../runs';
-import { DecisionKind, earlyChecks } from '../core/decision-checks';
+import {
+  DecisionFacts,
+  DecisionKind,
+  earlyChecks,
+  EarlyVerdict,
+  RunDecisionFacts,
+  runChecks,
+} from '../core/decision-checks';
 import type { DecisionView } from '../core/decision-view';
 import { decisionFingerprint } from '../core/fingerprint';
 import { DeciderGate } from './decider-gate';
@@ -91,9 +98,12 @@ export class DecisionsService {
     const fingerprint = decisionFingerprint({ ...command, values: command.values ?? null });
     const replay = await this.replayByKey(run, user, command, fingerprint, access.decide);
     if (replay) return replay;
-    const configuration = await this.configurations.getById(run.configurationId);
     try {
-      await this.earlyRefusals(ctx, run, configuration, command, access);
+      const facts = await this.runFacts(ctx, run, command, access);
+      // why: checks 1-4 need nothing of the configuration; a decision they refuse reads none.
+      await this.refuse(run, runChecks(facts));
+      const configuration = await this.configurations.getById(run.configurationId);
+      await this.refuse(run, earlyChecks({ ...facts, configuration: configurationFacts(configuration) }));
       const state = this.runDecisions.openSuspended(run);
       if (command.kind === 'INPUT') checkInput(state, command.values);
       if (!run.turnDigest || !digestsEqual(run.turnDigest, command.turnDigest)) throw staleTurn(run.turn);
@@ -200,15 +210,14 @@ export class DecisionsService {
     return { decision: earlier, run: current, path: earlier.path as 'INLINE' | 'DURABLE' };
   }
 
-  /** Checks 1-8; check 7 fails the process run (guarded on its waiting state) before refusing. */
-  private async earlyRefusals(
+  /** What checks 1-8 know of the caller and the run (the deadline read from the database). */
+  private async runFacts(
     ctx: RequestContext,
     run: RunView,
-    configuration: ConfigurationView,
     command: DecideCommand,
     access: { detail: boolean; decide: boolean },
-  ): Promise<void> {
-    const verdict = earlyChecks({
+  ): Promise<RunDecisionFacts> {
+    return {
       kind: command.kind,
       callerId: ctx.viewer.id,
       mayRead: access.detail,
@@ -225,12 +234,11 @@ export class DecisionsService {
           digestsEqual(run.turnDigest, command.turnDigest),
         expired: run.status === 'WAITING_FOR_APPROVAL' && (await this.runDecisions.deadlinePassed(run)),
       },
-      configuration: {
-        deleted: configuration.deletedAt !== null,
-        isActive: configuration.isActive,
-        requireSecondApprover: configuration.requireSecondApprover,
-      },
-    });
+    };
+  }
+
+  /** Throws an early check's refusal; check 7 fails the process run (guarded on its waiting state) first. */
+  private async refuse(run: RunView, verdict: EarlyVerdict): Promise<void> {
     if (!verdict) return;
     if (verdict.failRun) {
       await this.settler.settle(
@@ -244,6 +252,14 @@ export class DecisionsService {
     }
     throw verdict.refusal;
   }
+}
+
+function configurationFacts(configuration: ConfigurationView): DecisionFacts['configuration'] {
+  return {
+    deleted: configuration.deletedAt !== null,
+    isActive: configuration.isActive,
+    requireSecondApprover: configuration.requireSecondApprover,
+  };
 }
 
 /** Check 9: the values against the pending schema, with the failing paths. */

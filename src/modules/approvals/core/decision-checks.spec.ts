@@ -1,4 +1,4 @@
-import { DecisionFacts, earlyChecks } from './decision-checks';
+import { DecisionFacts, earlyChecks, runChecks } from './decision-checks';
 
 const OWNER = 1;
 const OTHER = 2;
@@ -258,5 +258,34 @@ describe('earlyChecks (checks 1-8 of 20-decisions.md)', () => {
   it('FORBIDDEN is for a reader who may not decide; a decider who may not read passes', () => {
     expect(earlyChecks(passing({ mayRead: true, mayDecide: false }))?.refusal.code).toBe('FORBIDDEN');
     expect(earlyChecks(passing({ mayRead: false, mayDecide: true }))).toBeNull();
+  });
+});
+
+describe('runChecks (checks 1-4, before the configuration is read)', () => {
+  const withoutConfiguration = (f: DecisionFacts) => {
+    const { configuration: _c, ...rest } = f;
+    return rest;
+  };
+
+  it.each(CHECKS.map((c) => [c.n, c.code, c] as const))(
+    'check %i (%s): refused here exactly where it needs no configuration',
+    (n, code, c) => {
+      const f = clone(passing());
+      c.trigger(f);
+      const verdict = runChecks(withoutConfiguration(f));
+      if (n <= 4) expect(verdict?.refusal.code).toBe(code);
+      else expect(verdict).toBeNull();
+    },
+  );
+
+  it('answers what earlyChecks answers whenever it refuses, whatever the configuration says', () => {
+    for (const first of CHECKS.filter((c) => c.n <= 4)) {
+      for (const later of CHECKS.filter((c) => c.n > 4)) {
+        const f = clone(passing());
+        later.trigger(f);
+        first.trigger(f);
+        expect(runChecks(withoutConfiguration(f))?.refusal.code).toBe(earlyChecks(f)?.refusal.code);
+      }
+    }
   });
 });

@@ -32,6 +32,9 @@ export interface DecisionFacts {
 }
 
 /** What a refusal of checks 1-8 leaves behind: nothing, or the failed process run (check 7). */
+/** The facts of the checks before the configuration is read (`runChecks`). */
+export type RunDecisionFacts = Omit<DecisionFacts, 'configuration'>;
+
 export type EarlyVerdict = { readonly refusal: Refusal; readonly failRun: boolean } | null;
 
 const NEEDED_STATUS: Record<DecisionKind, string> = {
@@ -48,6 +51,15 @@ const NEEDED_STATUS: Record<DecisionKind, string> = {
  * outcome of check 11, seen early).
  */
 export function earlyChecks(f: DecisionFacts): EarlyVerdict {
+  return runChecks(f) ?? configurationChecks(f);
+}
+
+/**
+ * Checks 1 to 4 (with 3a): the ones that need nothing of the configuration, so a decision they
+ * refuse (a late click on a run another decision claimed) costs no configuration read.
+ * `earlyChecks` is this, then the configuration's checks, in the same order.
+ */
+export function runChecks(f: RunDecisionFacts): EarlyVerdict {
   const refuse = (refusal: Refusal, failRun = false): EarlyVerdict => ({ refusal, failRun });
   if (!f.mayRead && !f.mayDecide) return refuse(new Refusal('NOT_FOUND', 'Run not found'));
   if (!f.mayDecide) return refuse(new Refusal('FORBIDDEN', 'You may read this run but not decide it'));
@@ -72,6 +84,12 @@ export function earlyChecks(f: DecisionFacts): EarlyVerdict {
       new Refusal('PROCESS_RUN_DECIDED_IN_CHAT', 'A process run is decided by its initiator, in the chat'),
     );
   }
+  return null;
+}
+
+/** Checks 5 to 8, on the run's configuration, once `runChecks` passed. */
+function configurationChecks(f: DecisionFacts): EarlyVerdict {
+  const refuse = (refusal: Refusal, failRun = false): EarlyVerdict => ({ refusal, failRun });
   if (f.configuration.deleted)
     return refuse(new Refusal('CONFIGURATION_GONE', 'The configuration was deleted'));
   if (!f.configuration.isActive) {
