@@ -161,6 +161,33 @@ function quorumSuite(path: 'inline' | 'durable') {
       120_000,
     );
 
+    itOnPostgres(
+      'a completing vote racing denials on the same run settles at once: one decision',
+      async () => {
+        for (let round = 0; round < 12; round++) {
+          const runId = await waiting(t, two, ids.pages.Launch!, nextWorkspace());
+          const { turnDigest } = await pending(t, runId);
+          await decide(t, 'approve', 'bob', { runId, turnDigest });
+          const started = Date.now();
+          const results = await Promise.all([
+            decide(t, 'approve', 'carol', { runId, turnDigest }),
+            ...Array.from({ length: 16 }, () => decide(t, 'deny', 'admin', { runId, turnDigest })),
+          ]);
+          // why: the completing vote claims inside its vote's transaction, holding the run's row
+          // lock; queued in this process behind a denial that waits for that lock, each would
+          // wait for the other until PostgreSQL ends the idle transaction (the run's lease).
+          expect(Date.now() - started).toBeLessThan(10_000);
+          const codes = results.filter((r) => r.errors).map((r) => String(errorCode(r)));
+          expect(codes.filter((c) => !['ALREADY_RESUMING', 'RUN_NOT_WAITING'].includes(c))).toEqual([]);
+          const won = results.filter((r) => !r.errors && receiptOf(r).run.status !== 'WAITING_FOR_APPROVAL');
+          expect({ runId, won: won.length }).toEqual({ runId, won: 1 });
+          expect(await waitForRest(t, runId, 30_000)).toBe('COMPLETED');
+          expect((await outcome(t, runId)).decisions).toBe(1);
+        }
+      },
+      120_000,
+    );
+
     it('one denial ends the turn as a denial, whatever votes came before', async () => {
       const runId = await waiting(t, two, ids.pages.Launch!, nextWorkspace());
       const { turnDigest } = await pending(t, runId);

@@ -58,4 +58,9 @@ export class TransactionRunner {
   get manager(): EntityManager {
     return managerOf(this.dataSource);
   }
+
+  /** Whether this call chain runs inside a transaction of this data source (`run`). */
+  get inTransaction(): boolean {
+    return ambient.getStore()?.manager.connection === this.dataSource;
+  }
 }

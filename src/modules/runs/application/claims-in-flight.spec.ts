@@ -61,4 +61,15 @@ describe('ClaimsInFlight', () => {
     await expect(later).resolves.toBe('later');
     expect(started).toEqual(['a', 'other', 'later']);
   });
+
+  it('claims at once, unqueued, for a caller inside a transaction, even with a claim in flight', async () => {
+    const claims = new ClaimsInFlight();
+    const first = pending();
+    const a = claims.claim('run-1', 3, () => first.promise, lost);
+    // why: a quorum's completing vote holds the run's row lock that the claim in flight waits
+    // for; queued behind it, each would wait for the other.
+    await expect(claims.claim('run-1', 3, () => Promise.resolve('vote'), lost, false)).resolves.toBe('vote');
+    first.refuse(new Error('lost at the claim'));
+    await expect(a).rejects.toThrow('lost at the claim');
+  });
 });

@@ -13,8 +13,18 @@ export class ClaimsInFlight {
    * Runs `claim` for the run's `turn` once no other claim of this process is in flight on the
    * run; throws `lost()` instead when one that was won the same turn (the run left that
    * waiting turn for good: a continuation that pauses again does so on a later turn).
+   * `queue: false` claims at once: for a caller that already holds a transaction, which may hold
+   * the run's row lock (a quorum's completing vote) that the claim in flight waits for; queued
+   * behind it, each would wait for the other.
    */
-  async claim<T>(runId: string, turn: number, claim: () => Promise<T>, lost: () => Error): Promise<T> {
+  async claim<T>(
+    runId: string,
+    turn: number,
+    claim: () => Promise<T>,
+    lost: () => Error,
+    queue = true,
+  ): Promise<T> {
+    if (!queue) return claim();
     for (let current = this.inFlight.get(runId); current; current = this.inFlight.get(runId)) {
       if ((await current.won) && current.turn === turn) throw lost();
     }

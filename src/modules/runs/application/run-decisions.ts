@@ -110,11 +110,13 @@ export class RunDecisions {
    * the inbox and the run's streams hear of it; `continueClaimed` then carries it out.
    */
   async claim(on: DecisionOnRun, policy: DecisionPolicy): Promise<ClaimedDecision> {
+    // why: never queued inside a caller's transaction (see ClaimsInFlight.claim).
     return this.inFlight.claim(
       on.run.id,
       on.run.turn,
       () => this.claimInTransaction(on, policy),
       lostToAnother,
+      !this.transactions.inTransaction,
     );
   }
 
