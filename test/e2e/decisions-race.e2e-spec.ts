@@ -7,6 +7,7 @@ import {
   startResting,
   upsertConfiguration,
 } from '../support/decisions';
+import { ConfigurationsService } from '../../src/modules/configurations';
 import { demoIds, waitForRest } from '../support/runs';
 import { itOnPostgres } from '../support/test-database';
 import { bootTestApp, errorCode, TestApp } from '../support/test-app';
@@ -130,6 +131,31 @@ describe('decisions: races on the claim', () => {
     },
     // why: about 12 s on an idle 2-core machine; the headroom is for a shared one.
     150_000,
+  );
+
+  itOnPostgres(
+    'the losers of a storm in one process wait for the winner instead of checking on: the configuration is read once',
+    async () => {
+      const runId = await waitingRun(40);
+      const digest = await digestOf(t, runId);
+      const reads = jest.spyOn(t.app.get(ConfigurationsService), 'getById');
+      try {
+        const results = await race(runId, digest, (n) => ({ kind: 'approve', as: DECIDERS[n % 3]! }));
+        expect(results.filter((r) => !r.errors)).toHaveLength(1);
+        expect(results.filter((r) => r.errors).map(errorCode)).toEqual(
+          Array.from({ length: RACERS - 1 }, () => 'ALREADY_RESUMING'),
+        );
+        // why: every racer read the run waiting (or was refused by check 3 having read it
+        // claimed); from order 8 on they took turns, and once the first took the turn, the
+        // others with its digest were refused without reading anything more.
+        expect(reads).toHaveBeenCalledTimes(1);
+      } finally {
+        reads.mockRestore();
+      }
+      expect(await waitForRest(t, runId, 30_000)).toBe('COMPLETED');
+      await expectOneContinuation(runId, 40);
+    },
+    60_000,
   );
 
   itOnPostgres(

@@ -102,36 +102,15 @@ export class DecisionsService {
       const facts = await this.runFacts(ctx, run, command, access);
       // why: checks 1-4 need nothing of the configuration; a decision they refuse reads none.
       await this.refuse(run, runChecks(facts));
-      const configuration = await this.configurations.getById(run.configurationId);
-      await this.refuse(run, earlyChecks({ ...facts, configuration: configurationFacts(configuration) }));
-      const state = this.runDecisions.openSuspended(run);
-      if (command.kind === 'INPUT') checkInput(state, command.values);
-      if (!run.turnDigest || !digestsEqual(run.turnDigest, command.turnDigest)) throw staleTurn(run.turn);
-      const on: DecisionOnRun = {
-        run,
-        state,
-        turnDigest: command.turnDigest,
-        decision: agentDecision(user, command),
-        deciderId: user.id,
-        decisionId: randomUUID(),
-      };
-      // why: an inline request never depends on the workers, so it costs no heartbeat query.
-      const live = needsWorkerCount(command.path, this.config.decisionPath)
-        ? await this.runDecisions.liveWorkers()
-        : 0;
-      const path = choosePath(command.path, this.config.decisionPath, live);
-      const entry = entryOf(on, command, fingerprint, path);
-      const take = () =>
-        path === 'DURABLE'
-          ? this.recordDurable(user, on, command, entry)
-          : this.claimInline(user, on, command, entry);
-      const required = command.kind === 'APPROVE' ? configuration.requiredApprovals : 1;
-      const taken =
-        required > 1 ? await this.quorum.vote(user, on, required, entry, take) : { completed: await take() };
-      if ('vote' in taken) return { decision: taken.vote, run, path };
-      const { receipt, claimed } = taken.completed;
+      const decided = await this.runDecisions.oneAtATime(
+        { run, turnDigest: command.turnDigest },
+        () => this.takeTurn(user, run, command, facts, fingerprint),
+        (result) => 'completed' in result,
+      );
+      if ('vote' in decided) return { decision: decided.vote, run, path: decided.path };
+      const { receipt, claimed } = decided.completed;
       // why: after the commit of the transaction around the claim (the vote's, where there is one).
-      if (claimed) this.runDecisions.continueClaimed(claimed, configuration);
+      if (claimed) this.runDecisions.continueClaimed(claimed, decided.configuration);
       return receipt;
     } catch (e) {
       // why: a racer that lost to a decision under its own idempotency key (at the claim, or
@@ -143,6 +122,49 @@ export class DecisionsService {
       if (winner) return winner;
       throw e;
     }
+  }
+
+  /**
+   * Checks 5-10 and the taking of the turn (a vote, the claim or the record), one decision per
+   * run at a time in this process (`RunDecisions.oneAtATime`).
+   */
+  private async takeTurn(
+    user: AuthUser,
+    run: RunView,
+    command: DecideCommand,
+    facts: RunDecisionFacts,
+    fingerprint: string,
+  ): Promise<
+    | { vote: DecisionView; path: 'INLINE' | 'DURABLE' }
+    | { completed: Taken; configuration: ConfigurationView }
+  > {
+    const configuration = await this.configurations.getById(run.configurationId);
+    await this.refuse(run, earlyChecks({ ...facts, configuration: configurationFacts(configuration) }));
+    const state = this.runDecisions.openSuspended(run);
+    if (command.kind === 'INPUT') checkInput(state, command.values);
+    if (!run.turnDigest || !digestsEqual(run.turnDigest, command.turnDigest)) throw staleTurn(run.turn);
+    const on: DecisionOnRun = {
+      run,
+      state,
+      turnDigest: command.turnDigest,
+      decision: agentDecision(user, command),
+      deciderId: user.id,
+      decisionId: randomUUID(),
+    };
+    // why: an inline request never depends on the workers, so it costs no heartbeat query.
+    const live = needsWorkerCount(command.path, this.config.decisionPath)
+      ? await this.runDecisions.liveWorkers()
+      : 0;
+    const path = choosePath(command.path, this.config.decisionPath, live);
+    const entry = entryOf(on, command, fingerprint, path);
+    const take = () =>
+      path === 'DURABLE'
+        ? this.recordDurable(user, on, command, entry)
+        : this.claimInline(user, on, command, entry);
+    const required = command.kind === 'APPROVE' ? configuration.requiredApprovals : 1;
+    if (required <= 1) return { completed: await take(), configuration };
+    const taken = await this.quorum.vote(user, on, required, entry, take);
+    return 'vote' in taken ? { vote: taken.vote, path } : { completed: taken.completed, configuration };
   }
 
   /** The decisions taken on a run, by turn (the audit trail; `Run.decisions`). */

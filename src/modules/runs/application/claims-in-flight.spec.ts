@@ -1,74 +1,97 @@
-import { ClaimsInFlight } from './claims-in-flight';
+import { ClaimsInFlight, type TurnKey } from './claims-in-flight';
 
-/** A claim that ends when told: won (resolves) or refused (rejects). */
+/** A decision that ends when told: resolves (with whether it took the turn) or rejects. */
 function pending() {
-  let win!: (v: string) => void;
+  let end!: (took: boolean) => void;
   let refuse!: (e: Error) => void;
-  const promise = new Promise<string>((res, rej) => {
-    win = res;
+  const promise = new Promise<boolean>((res, rej) => {
+    end = res;
     refuse = rej;
   });
-  return { promise, win, refuse };
+  return { promise, end, refuse };
 }
 
 const lost = () => new Error('lost');
 const tick = () => new Promise((r) => setImmediate(r));
+const took = (result: boolean) => result;
+const key = (turn = 3, digest = 'digest-a', runId = 'run-1'): TurnKey => ({ runId, turn, digest });
 
 describe('ClaimsInFlight', () => {
-  it('refuses a claim on the turn another claim of this process won, without running it', async () => {
+  it('refuses a decision on the turn and digest another decision of this process took, without running it', async () => {
     const claims = new ClaimsInFlight();
     const first = pending();
-    const winner = claims.claim('run-1', 3, () => first.promise, lost);
+    const winner = claims.run(key(), () => first.promise, took, lost);
     let ran = 0;
-    const loser = claims.claim('run-1', 3, () => Promise.resolve(`ran ${++ran}`), lost);
-    first.win('won');
-    await expect(winner).resolves.toBe('won');
+    const loser = claims.run(key(), () => Promise.resolve(++ran > 0), took, lost);
+    first.end(true);
+    await expect(winner).resolves.toBe(true);
     await expect(loser).rejects.toThrow('lost');
     expect(ran).toBe(0);
     expect(claims.size).toBe(0);
   });
 
-  it('lets the next claim run once the one in flight was refused, one at a time', async () => {
+  it('lets the next decision run once the one in flight was refused or did not take the turn, one at a time', async () => {
     const claims = new ClaimsInFlight();
     const first = pending();
-    const second = pending();
+    const vote = pending();
+    const third = pending();
     const started: string[] = [];
-    const a = claims.claim('run-1', 3, () => (started.push('a'), first.promise), lost);
-    const b = claims.claim('run-1', 3, () => (started.push('b'), second.promise), lost);
-    const c = claims.claim('run-1', 3, () => (started.push('c'), Promise.resolve('c')), lost);
+    const a = claims.run(key(), () => (started.push('a'), first.promise), took, lost);
+    const b = claims.run(key(), () => (started.push('b'), vote.promise), took, lost);
+    const c = claims.run(key(), () => (started.push('c'), third.promise), took, lost);
+    const d = claims.run(key(), () => (started.push('d'), Promise.resolve(true)), took, lost);
     expect(started).toEqual(['a']);
-    first.refuse(new Error('not permitted'));
-    await expect(a).rejects.toThrow('not permitted');
+    first.refuse(new Error('self-approval'));
+    await expect(a).rejects.toThrow('self-approval');
     await tick();
     expect(started).toEqual(['a', 'b']);
-    second.win('b won');
-    await expect(b).resolves.toBe('b won');
-    await expect(c).rejects.toThrow('lost');
-    expect(started).toEqual(['a', 'b']);
+    // a quorum's vote that leaves the run waiting: the next voter goes on
+    vote.end(false);
+    await expect(b).resolves.toBe(false);
+    await tick();
+    expect(started).toEqual(['a', 'b', 'c']);
+    third.end(true);
+    await expect(c).resolves.toBe(true);
+    await expect(d).rejects.toThrow('lost');
+    expect(started).toEqual(['a', 'b', 'c']);
   });
 
-  it('runs a claim on another turn after the one in flight, and claims on other runs at once', async () => {
+  it('runs a decision under another digest or turn after the one in flight, and decisions on other runs at once', async () => {
     const claims = new ClaimsInFlight();
     const first = pending();
     const started: string[] = [];
-    const a = claims.claim('run-1', 3, () => (started.push('a'), first.promise), lost);
-    const later = claims.claim('run-1', 4, () => (started.push('later'), Promise.resolve('later')), lost);
-    const other = claims.claim('run-2', 3, () => (started.push('other'), Promise.resolve('other')), lost);
-    await expect(other).resolves.toBe('other');
+    const a = claims.run(key(), () => (started.push('a'), first.promise), took, lost);
+    const stale = claims.run(
+      key(3, 'digest-b'),
+      () => (started.push('stale'), Promise.resolve(false)),
+      took,
+      lost,
+    );
+    const later = claims.run(key(4), () => (started.push('later'), Promise.resolve(true)), took, lost);
+    const other = claims.run(
+      key(3, 'digest-a', 'run-2'),
+      () => (started.push('other'), Promise.resolve(true)),
+      took,
+      lost,
+    );
+    await expect(other).resolves.toBe(true);
     expect(started).toEqual(['a', 'other']);
-    first.win('a');
-    await expect(a).resolves.toBe('a');
-    await expect(later).resolves.toBe('later');
-    expect(started).toEqual(['a', 'other', 'later']);
+    first.end(true);
+    await expect(a).resolves.toBe(true);
+    // why: they run (and meet their own refusals: STALE_TURN, the claim's) rather than being
+    // told another decision took a turn they did not decide.
+    await expect(stale).resolves.toBe(false);
+    await expect(later).resolves.toBe(true);
+    expect(started).toEqual(['a', 'other', 'stale', 'later']);
   });
 
-  it('claims at once, unqueued, for a caller inside a transaction, even with a claim in flight', async () => {
+  it('runs at once, unqueued, for a caller inside a transaction, even with a decision in flight', async () => {
     const claims = new ClaimsInFlight();
     const first = pending();
-    const a = claims.claim('run-1', 3, () => first.promise, lost);
-    // why: a quorum's completing vote holds the run's row lock that the claim in flight waits
-    // for; queued behind it, each would wait for the other.
-    await expect(claims.claim('run-1', 3, () => Promise.resolve('vote'), lost, false)).resolves.toBe('vote');
+    const a = claims.run(key(), () => first.promise, took, lost);
+    // why: a caller's transaction may hold the run's row lock that the decision in flight
+    // waits for; queued behind it, each would wait for the other.
+    await expect(claims.run(key(), () => Promise.resolve(true), took, lost, false)).resolves.toBe(true);
     first.refuse(new Error('lost at the claim'));
     await expect(a).rejects.toThrow('lost at the claim');
   });

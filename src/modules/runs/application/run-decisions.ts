@@ -105,22 +105,33 @@ export class RunDecisions {
   }
 
   /**
+   * Runs one decision on a waiting run's turn (what follows the run's own checks: the
+   * configuration's, a vote, the claim or the record) one at a time per run in this process.
+   * A decision on the turn and digest that an earlier one of this process took meanwhile is
+   * refused ALREADY_RESUMING without running: what check 3 answers once that one committed,
+   * here without a statement. `took` tells whether a result left the waiting turn.
+   */
+  async oneAtATime<T>(
+    on: Pick<DecisionOnRun, 'run' | 'turnDigest'>,
+    decide: () => Promise<T>,
+    took: (result: T) => boolean,
+  ): Promise<T> {
+    return this.inFlight.run(
+      { runId: on.run.id, turn: on.run.turn, digest: on.turnDigest },
+      decide,
+      took,
+      lostToAnother,
+      // why: never queued inside a caller's transaction (see ClaimsInFlight.run).
+      !this.transactions.inTransaction,
+    );
+  }
+
+  /**
    * The inline claim, in one transaction: the run claimed under a fresh lease with the decided
    * checkpoint, the policy (checks and decision record), the decision's step. After the commit
    * the inbox and the run's streams hear of it; `continueClaimed` then carries it out.
    */
   async claim(on: DecisionOnRun, policy: DecisionPolicy): Promise<ClaimedDecision> {
-    // why: never queued inside a caller's transaction (see ClaimsInFlight.claim).
-    return this.inFlight.claim(
-      on.run.id,
-      on.run.turn,
-      () => this.claimInTransaction(on, policy),
-      lostToAnother,
-      !this.transactions.inTransaction,
-    );
-  }
-
-  private async claimInTransaction(on: DecisionOnRun, policy: DecisionPolicy): Promise<ClaimedDecision> {
     const { run, state, decision, decisionId } = on;
     const lease: Lease = { runId: run.id, token: randomUUID(), claimedBy: this.executor.instanceId };
     const checkpoint = this.vault.seal(run.id, { v: 1, kind: 'decided', state, decision, decisionId });
