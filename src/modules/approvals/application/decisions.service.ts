@@ -14,6 +14,7 @@ import { APP_CONFIG } from '../../../config/config.module';
 import type { AuthUser } from '../../../platform/auth/auth-user';
 import { RequestContext } from '../../../platform/auth/request-context';
 import { assertJsonSize, ConfigurationsService, type ConfigurationView } from '../../configurations';
+import type { PageAccess } from '../../content';
 import {
   choosePath,
   needsWorkerCount,
@@ -138,9 +139,23 @@ export class DecisionsService {
     | { vote: DecisionView; path: 'INLINE' | 'DURABLE' }
     | { completed: Taken; configuration: ConfigurationView }
   > {
-    const configuration = await this.configurations.getById(run.configurationId);
+    const opened = this.openOnce(run);
+    const inline = !needsWorkerCount(command.path, this.config.decisionPath);
+    // why: read side by side: the configuration; whether a worker is live, where the path
+    // depends on it (an inline request costs no heartbeat query); and, where the claim is
+    // inline for sure, the decider gate's pages, so the gate (still answering at order 16, after
+    // the claim) costs no round trip while the run's row is locked. A denial skips the gate; a
+    // refusal before the claim leaves those reads unused.
+    const [configuration, live, gatePages] = await Promise.all([
+      this.configurations.getById(run.configurationId),
+      inline ? 0 : this.runDecisions.liveWorkers(),
+      inline && 'state' in opened && command.kind !== 'DENY'
+        ? this.gate.pagesFor([opened.state.pending!])
+        : undefined,
+    ]);
     await this.refuse(run, earlyChecks({ ...facts, configuration: configurationFacts(configuration) }));
-    const state = this.runDecisions.openSuspended(run);
+    if (!('state' in opened)) throw opened.unreadable;
+    const state = opened.state;
     if (command.kind === 'INPUT') checkInput(state, command.values);
     if (!run.turnDigest || !digestsEqual(run.turnDigest, command.turnDigest)) throw staleTurn(run.turn);
     const on: DecisionOnRun = {
@@ -151,16 +166,12 @@ export class DecisionsService {
       deciderId: user.id,
       decisionId: randomUUID(),
     };
-    // why: an inline request never depends on the workers, so it costs no heartbeat query.
-    const live = needsWorkerCount(command.path, this.config.decisionPath)
-      ? await this.runDecisions.liveWorkers()
-      : 0;
     const path = choosePath(command.path, this.config.decisionPath, live);
     const entry = entryOf(on, command, fingerprint, path);
     const take = () =>
       path === 'DURABLE'
         ? this.recordDurable(user, on, command, entry)
-        : this.claimInline(user, on, command, entry);
+        : this.claimInline(user, on, command, entry, gatePages);
     const required = command.kind === 'APPROVE' ? configuration.requiredApprovals : 1;
     if (required <= 1) return { completed: await take(), configuration };
     const taken = await this.quorum.vote(user, on, required, entry, take);
@@ -182,12 +193,17 @@ export class DecisionsService {
     on: DecisionOnRun,
     command: DecideCommand,
     entry: DecisionEntry,
+    gatePages: ReadonlyMap<number, PageAccess> | undefined,
   ): Promise<Taken> {
     let decision: DecisionView | null = null;
     const claimed = await this.runDecisions.claim(on, async () => {
       // why: the gate is for what the decider makes happen; a denial executes nothing (the
       // model is told who declined), so an owner or approver without edit rights may still deny.
-      if (command.kind !== 'DENY' && !(await this.gate.permits(user, on.state.pending!))) {
+      const pending = on.state.pending!;
+      const permitted =
+        command.kind === 'DENY' ||
+        DeciderGate.permitsWith(user, pending, gatePages ?? (await this.gate.pagesFor([pending])));
+      if (!permitted) {
         throw command.kind === 'INPUT'
           ? new Refusal('SUBMITTER_NOT_PERMITTED', 'You may not run every call this input would continue')
           : new Refusal('APPROVER_NOT_PERMITTED', 'You may not perform every write this turn proposes');
@@ -215,6 +231,15 @@ export class DecisionsService {
       decision = await this.records.write(user, on.run, entry);
     });
     return { receipt: { decision: decision!, run, path: 'DURABLE' }, claimed: null };
+  }
+
+  /** The run's suspended state, opened once; its refusal (order 12) kept for its turn. */
+  private openOnce(run: RunView): { state: SuspendedState } | { unreadable: unknown } {
+    try {
+      return { state: this.runDecisions.openSuspended(run) };
+    } catch (e) {
+      return { unreadable: e };
+    }
   }
 
   /** The first decision's receipt for a repeated idempotency key; IDEMPOTENCY_KEY_REUSED when it differs. */
