@@ -1,6 +1,7 @@
 import { RecordedDecisions } from '../../src/modules/approvals';
 import { bootTestApp, TestApp } from '../support/test-app';
 import { collect, demoIds, startRun, waitForRest } from '../support/runs';
+import { StatementLog } from '../support/statement-log';
 
 const DIGEST = `query($id: ID!) { run(id: $id) { pending { turnDigest } } }`;
 const APPROVE = `mutation($input: ApproveRunInput!) { approveRun(input: $input) {
@@ -128,6 +129,40 @@ describe('the durable path', () => {
       });
       expect(again.data!.approveRun.path).toBe('INLINE');
       expect(await waitForRest(t, run.id)).toBe('COMPLETED');
+    });
+
+    it('records the decision steps of every run one pickup took in one statement, then carries each out', async () => {
+      const runs = [];
+      for (const page of ['About', 'Products', 'Widget']) runs.push(await waitingRun(t, ids, page));
+      await pretendLiveWorker();
+      for (const run of runs) {
+        const res = await t.gql<{ approveRun: any }>(APPROVE, {
+          input: { runId: run.id, turnDigest: run.digest },
+        });
+        expect(res.data?.approveRun.path).toBe('DURABLE');
+      }
+      const before = await Promise.all(runs.map((r) => counts(t, r.id)));
+      const log = StatementLog.open();
+      try {
+        expect(await t.app.get(RecordedDecisions).pickUp('test', 5)).toHaveLength(3);
+      } finally {
+        log.close();
+      }
+      // why: counted by what they insert (a step's kind is a parameter): the continuations the
+      // pickup launched may have sent their first steps before it returned.
+      const approvalWrites = log.statements
+        .filter((s) => /INSERT INTO run_step/.test(s.text))
+        .map((s) => s.values.flat().filter((v) => v === 'APPROVAL').length)
+        .filter((n) => n > 0);
+      expect(approvalWrites).toEqual([3]);
+      for (const run of runs) expect(await waitForRest(t, run.id)).toBe('COMPLETED');
+      const approvals: Array<{ run_id: string; sequence: number }> = await t.dataSource.query(
+        `SELECT run_id, sequence FROM run_step WHERE run_id = ANY($1::uuid[]) AND kind = 'APPROVAL'`,
+        [runs.map((r) => r.id)],
+      );
+      expect(new Map(approvals.map((a) => [a.run_id, a.sequence]))).toEqual(
+        new Map(runs.map((r, i) => [r.id, before[i]!.step_count + 1])),
+      );
     });
 
     it('judges every run of one pickup by its own decision: one carried out, one handed back', async () => {

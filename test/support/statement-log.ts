@@ -6,6 +6,8 @@ export interface LoggedStatement {
   readonly connection: number;
   /** The statement's text, whitespace collapsed. */
   readonly text: string;
+  /** Its parameters, as handed to the driver. */
+  readonly values: readonly unknown[];
 }
 
 /**
@@ -27,11 +29,18 @@ export class StatementLog {
     const numbers = new WeakMap<object, number>();
     let next = 0;
     Client.prototype.query = function (this: Client, ...args: unknown[]) {
-      const [config] = args;
-      const text = typeof config === 'string' ? config : (config as { text?: unknown } | null)?.text;
+      const [config, second] = args;
+      const named =
+        typeof config === 'string' ? null : (config as { text?: unknown; values?: unknown } | null);
+      const text = named ? named.text : config;
+      const values = named ? named.values : second;
       if (typeof text === 'string') {
         if (!numbers.has(this)) numbers.set(this, next++);
-        log.statements.push({ connection: numbers.get(this)!, text: text.replace(/\s+/g, ' ').trim() });
+        log.statements.push({
+          connection: numbers.get(this)!,
+          text: text.replace(/\s+/g, ' ').trim(),
+          values: Array.isArray(values) ? values : [],
+        });
       }
       return (original as (...a: unknown[]) => unknown).apply(this, args);
     } as typeof Client.prototype.query;

@@ -35,7 +35,7 @@ export {
   type DecisionPolicy,
 } from './application/run-decisions';
 export type { RunView, RunStepView } from './core/run-view';
-export { DecidedRuns, type DecidedCheckpoint } from './application/decided-runs';
+export { DecidedRuns, type DecidedCheckpoint, type DecisionToCarryOut } from './application/decided-runs';
 export { QueuedRuns, type Begun } from './application/queued-runs';
 export { UNREADABLE_CHECKPOINT_MESSAGE } from './core/pickup.policy';
 export type { RunSettled, RunSettlementListener, DecisionBookkeeper } from './application/run-settlements';

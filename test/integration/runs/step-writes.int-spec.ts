@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import type { Lease } from '../../../src/modules/runs/persistence/runs.repository';
 import { TransactionRunner } from '../../../src/platform/database/transaction-runner';
 import { LEASE_SECONDS, pausedState, runningRun, step, stepSequences, suiteKit } from './runs-support';
 
@@ -83,6 +85,66 @@ describe('appendStep', () => {
       expect(got).toEqual(leases.map(() => n));
     }
     for (const l of leases) expect(await stepSequences(ds(), l.runId)).toEqual([1, 2, 3, 4, 5]);
+  });
+});
+
+/**
+ * `appendSteps`: a pickup's decision steps, one per run, for several runs in one statement,
+ * each fenced by its own lease.
+ */
+describe('appendSteps', () => {
+  const suite = suiteKit();
+  const ds = () => suite.kit.ds;
+
+  it('gives each run its next sequence and stores nothing for a run whose lease was lost or that stopped', async () => {
+    const leases = await Promise.all([1, 2, 3, 4].map(() => runningRun(suite.kit)));
+    const [a, b, lost, stopped] = leases as [Lease, Lease, Lease, Lease];
+    expect(await suite.kit.repository.appendStep(b, step(1), LEASE_SECONDS)).toBe(1);
+    await ds().query(`UPDATE run SET status = 'CANCELLED' WHERE id = $1`, [stopped.runId]);
+    const got = await suite.kit.repository.appendSteps(
+      [
+        { lease: a, step: step(10) },
+        { lease: b, step: step(20) },
+        { lease: { ...lost, token: randomUUID() }, step: step(30) },
+        { lease: stopped, step: step(40) },
+      ],
+      LEASE_SECONDS,
+    );
+    expect(Object.fromEntries(got)).toEqual({ [a.runId]: 1, [b.runId]: 2 });
+    const rows = await ds().query<Array<{ run_id: string; sequence: number; duration_ms: number }>>(
+      `SELECT run_id, sequence, duration_ms FROM run_step WHERE run_id = ANY($1::uuid[]) ORDER BY duration_ms`,
+      [leases.map((l) => l.runId)],
+    );
+    expect(rows).toEqual([
+      { run_id: b.runId, sequence: 1, duration_ms: 1 },
+      { run_id: a.runId, sequence: 1, duration_ms: 10 },
+      { run_id: b.runId, sequence: 2, duration_ms: 20 },
+    ]);
+    const counts = await ds().query<Array<{ id: string; step_count: number }>>(
+      `SELECT id, step_count FROM run WHERE id = ANY($1::uuid[])`,
+      [leases.map((l) => l.runId)],
+    );
+    expect(Object.fromEntries(counts.map((r) => [r.id, r.step_count]))).toEqual({
+      [a.runId]: 1,
+      [b.runId]: 2,
+      [lost.runId]: 0,
+      [stopped.runId]: 0,
+    });
+  });
+
+  it('takes one step per run, and nothing for no runs', async () => {
+    const lease = await runningRun(suite.kit);
+    await expect(
+      suite.kit.repository.appendSteps(
+        [
+          { lease, step: step(1) },
+          { lease, step: step(2) },
+        ],
+        LEASE_SECONDS,
+      ),
+    ).rejects.toThrow('one step per run');
+    expect(await suite.kit.repository.appendSteps([], LEASE_SECONDS)).toEqual(new Map());
+    expect(await stepSequences(ds(), lease.runId)).toEqual([]);
   });
 });
 

@@ -6,7 +6,13 @@ import type { AuthUser } from '../../../platform/auth/auth-user';
 import { PrincipalsService } from '../../auth';
 import { ConfigurationsService, type ConfigurationView } from '../../configurations';
 import type { PageAccess } from '../../content';
-import { DecidedRuns, RunSettler, type ClaimedRun, type DecidedCheckpoint } from '../../runs';
+import {
+  DecidedRuns,
+  RunSettler,
+  type ClaimedRun,
+  type DecidedCheckpoint,
+  type DecisionToCarryOut,
+} from '../../runs';
 import type { DecisionView } from '../core/decision-view';
 import { DecisionsRepository } from '../persistence/decisions.repository';
 import { DeciderGate } from './decider-gate';
@@ -55,12 +61,22 @@ export class RecordedDecisions {
     if (claimed.length === 0) return [];
     const opened = claimed.map((claim) => ({ claim, decided: this.decided.openDecided(claim) }));
     const facts = await this.factsFor(opened);
+    const admitted: DecisionToCarryOut[] = [];
     for (const { claim, decided } of opened) {
       try {
-        await this.carryOut(claim, decided, 'fresh', facts);
+        const entry = await this.checked(claim, decided, 'fresh', facts);
+        if (entry) admitted.push(entry);
       } catch (e) {
         this.logger.error({ runId: claim.run.id, err: e }, 'recorded decision could not be carried out');
       }
+    }
+    try {
+      await this.decided.carryOut(admitted);
+    } catch (e) {
+      // why: the runs stay claimed under this process's lease; once it runs out the reaper
+      // requeues them and a worker resumes each (`resume`).
+      const runIds = admitted.map((a) => a.claim.run.id);
+      this.logger.error({ runIds, err: e }, 'recorded decisions could not be carried out');
     }
     return claimed;
   }
@@ -72,7 +88,8 @@ export class RecordedDecisions {
    */
   async resume(claim: ClaimedRun): Promise<void> {
     const decided = this.decided.openDecided(claim);
-    await this.carryOut(claim, decided, 'requeued', await this.factsFor([{ claim, decided }]));
+    const entry = await this.checked(claim, decided, 'requeued', await this.factsFor([{ claim, decided }]));
+    if (entry) await this.decided.carryOut([entry]);
   }
 
   /**
@@ -102,17 +119,26 @@ export class RecordedDecisions {
     return { decisions: byId, configurations, users, pages };
   }
 
-  /** A fresh pickup has no step yet; a requeued run may have one (its checks then passed). */
-  private async carryOut(
+  /**
+   * Check 7 and checks 12-14 for one claimed decision: the run stopped, failed or handed back
+   * where one refuses (null), else what to carry it out with. A fresh pickup has no step yet; a
+   * requeued run may have one (its checks then passed).
+   */
+  private async checked(
     claim: ClaimedRun,
     decided: Opened,
     pickup: 'fresh' | 'requeued',
     facts: Facts,
-  ): Promise<void> {
-    if ('unusable' in decided) return this.decided.fail(claim, decided.unusable);
+  ): Promise<DecisionToCarryOut | null> {
+    if ('unusable' in decided) {
+      await this.decided.fail(claim, decided.unusable);
+      return null;
+    }
     const decision = facts.decisions.get(decided.decisionId) ?? null;
-    if (!decision && pickup === 'requeued')
-      return this.decided.fail(claim, 'The recorded decision is missing');
+    if (!decision && pickup === 'requeued') {
+      await this.decided.fail(claim, 'The recorded decision is missing');
+      return null;
+    }
     const stepRecorded = pickup === 'requeued' && (await this.decided.stepRecorded(claim));
     const configuration = facts.configurations.get(claim.run.configurationId);
     if (!configuration) throw notFound('Configuration not found');
@@ -125,22 +151,26 @@ export class RecordedDecisions {
           { kind: 'FAILED', reason: 'APPROVAL_DENIED', message: PROCESS_STOPPED_MESSAGE },
         );
         this.logger.warn({ runId: claim.run.id }, 'process run stopped: four-eyes on its configuration');
-        return;
+        return null;
       }
       const refusal = this.refusal(claim, decided, decision, configuration, facts);
       if (refusal) {
         if (await this.decided.handBack(claim, decided, refusal)) {
           this.logger.warn({ runId: claim.run.id, code: refusal }, 'recorded decision handed back');
         }
-        return;
+        return null;
       }
     }
-    await this.decided.carryOut(claim, decided, {
-      deciderId: decision!.decidedBy,
-      configuration,
-      stepRecorded,
-      owner: facts.users.get(claim.run.ownerId),
-    });
+    return {
+      claim,
+      decided,
+      how: {
+        deciderId: decision!.decidedBy,
+        configuration,
+        stepRecorded,
+        owner: facts.users.get(claim.run.ownerId),
+      },
+    };
   }
 
   /** Checks 12-14 against the stored decision; the hand-back code, or null to go on. */

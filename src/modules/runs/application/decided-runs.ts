@@ -27,6 +27,13 @@ export interface CarryOut {
   readonly owner?: AuthUser;
 }
 
+/** A claimed decision the approvals module's checks let through, and how to carry it out. */
+export interface DecisionToCarryOut {
+  readonly claim: ClaimedRun;
+  readonly decided: DecidedCheckpoint;
+  readonly how: CarryOut;
+}
+
 /**
  * The runs module's side of the durable path: recorded decisions claimed for this process
  * (DECISION_RECORDED -> RUNNING, SKIP LOCKED), their sealed decision opened once, and either
@@ -72,31 +79,42 @@ export class DecidedRuns {
   }
 
   /**
-   * Carries out a claimed decision: records its step unless `stepRecorded`, then continues the
-   * run in this process. Nothing when the lease was lost meanwhile.
+   * Carries out claimed decisions: records the decision's step of each where it is not yet (one
+   * statement for all of them), then continues each run in this process. A run whose lease was
+   * lost meanwhile is left alone (another process holds it now).
    */
-  async carryOut(claim: ClaimedRun, decided: DecidedCheckpoint, how: CarryOut): Promise<void> {
-    const { run, lease } = claim;
-    let stepCount = run.stepCount;
-    if (!how.stepRecorded) {
-      const step = decisionStep(decided.decision, decided.state, how.deciderId);
-      const sequence = await this.repository.appendStep(lease, step, this.config.runLeaseSeconds);
-      if (sequence === null) return; // fenced out: another process holds the run now
-      stepCount = sequence;
-      await this.events.step(
-        run.id,
-        { ...step, sequence, at: new Date().toISOString() },
-        'RUNNING',
-        run.turn,
-      );
+  async carryOut(entries: readonly DecisionToCarryOut[]): Promise<void> {
+    const fresh = entries
+      .filter(({ how }) => !how.stepRecorded)
+      .map(({ claim, decided, how }) => ({
+        lease: claim.lease,
+        step: decisionStep(decided.decision, decided.state, how.deciderId),
+      }));
+    const sequences = await this.repository.appendSteps(fresh, this.config.runLeaseSeconds);
+    const steps = new Map(fresh.map(({ lease, step }) => [lease.runId, step]));
+    for (const { claim, decided, how } of entries) {
+      const { run, lease } = claim;
+      let stepCount = run.stepCount;
+      const step = steps.get(run.id);
+      if (step) {
+        const sequence = sequences.get(run.id);
+        if (sequence === undefined) continue; // fenced out: another process holds the run now
+        stepCount = sequence;
+        await this.events.step(
+          run.id,
+          { ...step, sequence, at: new Date().toISOString() },
+          'RUNNING',
+          run.turn,
+        );
+      }
+      this.executor.launch({
+        lease,
+        run: { ...run, stepCount },
+        configuration: how.configuration,
+        checkpoint: decided,
+        ...(how.owner ? { owner: how.owner } : {}),
+      });
     }
-    this.executor.launch({
-      lease,
-      run: { ...run, stepCount },
-      configuration: how.configuration,
-      checkpoint: decided,
-      ...(how.owner ? { owner: how.owner } : {}),
-    });
   }
 
   /** Back to the waiting state with the paused state it had, and why; false when fenced out. */

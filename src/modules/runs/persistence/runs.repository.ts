@@ -136,6 +136,46 @@ export class RunsRepository {
   }
 
   /**
+   * `appendStep` for several runs at once, one step each (distinct runs), in one statement: the
+   * sequence each run's step got, by run id; a run missing from the map lost its lease or is no
+   * longer RUNNING, and nothing was stored for it. why: a worker's pickup records the decision
+   * steps of every run it took, and a statement costs the worker far more than a row.
+   */
+  async appendSteps(
+    entries: ReadonlyArray<{ readonly lease: Lease; readonly step: StoredStep }>,
+    leaseSeconds: number,
+  ): Promise<Map<string, number>> {
+    if (new Set(entries.map((e) => e.lease.runId)).size !== entries.length) {
+      throw new Error('appendSteps takes one step per run');
+    }
+    if (entries.length === 0) return new Map();
+    const rows = await directQuery<{ run_id: string; sequence: number }>(
+      this.m(),
+      `WITH i AS (
+         SELECT * FROM unnest($1::uuid[], $2::uuid[], $4::text[], $5::int[], $6::int[], $7::jsonb[])
+                    AS i(run_id, token, kind, round, duration_ms, payload)),
+       r AS (
+         UPDATE run SET step_count = step_count + 1, lease_expires_at = ${RENEWED_LEASE}
+           FROM i
+          WHERE run.id = i.run_id AND run.lease_token = i.token AND run.status = 'RUNNING'
+          RETURNING run.id, run.step_count)
+       INSERT INTO run_step (run_id, sequence, kind, round, duration_ms, payload)
+       SELECT r.id, r.step_count, i.kind, i.round, i.duration_ms, i.payload FROM r JOIN i ON i.run_id = r.id
+       RETURNING run_id, sequence`,
+      [
+        entries.map((e) => e.lease.runId),
+        entries.map((e) => e.lease.token),
+        leaseSeconds,
+        entries.map((e) => e.step.kind),
+        entries.map((e) => e.step.round),
+        entries.map((e) => e.step.durationMs),
+        entries.map((e) => JSON.stringify(e.step.payload)),
+      ],
+    );
+    return new Map(rows.map((r) => [r.run_id, r.sequence]));
+  }
+
+  /**
    * Records a write call's steps (in order) and clears the run's pending effect, storing the
    * checkpoint after the write where one is given, in one statement under the lease (as
    * `appendStep`). The steps' sequences, ascending; null when the lease was lost or the run is
