@@ -1,7 +1,9 @@
 import { decide, digestOf, receiptOf, startResting } from '../support/decisions';
+import { RunExecutor } from '../../src/modules/runs';
 import { demoIds, waitForRest } from '../support/runs';
 import { StatementLog, type LoggedStatement } from '../support/statement-log';
 import { bootTestApp, TestApp } from '../support/test-app';
+import { itOnPostgres } from '../support/test-database';
 
 /** The first words of a statement, enough to tell which write or read it is. */
 const shape = (s: LoggedStatement): string =>
@@ -28,11 +30,13 @@ describe('decisions: the claim transaction', () => {
     await t.close();
   });
 
-  const waiting = () =>
+  /** A demo-editor run waiting to write a new SEO title on the page, in the workspace. */
+  const waiting = (page = 'Products', workspaceId = 0) =>
     startResting(t, 'alice', {
       configurationId: ids.configurations['demo-editor'],
       prompt: 'SEO please',
-      subjectPageId: ids.pages.Products,
+      subjectPageId: ids.pages[page],
+      workspaceId,
     });
 
   /** Decides the run with statements logged; the claim's transaction and what came before it. */
@@ -90,4 +94,74 @@ describe('decisions: the claim transaction', () => {
     const [decision] = await t.dataSource.query('SELECT kind FROM decision WHERE run_id = $1', [runId]);
     expect(decision).toEqual({ kind: 'DENY' });
   });
+
+  it('the approved write commits in one transaction with its steps and the cleared effect, announced by no statement of its own', async () => {
+    const runId = await waiting('About', 31);
+    const digest = await digestOf(t, runId);
+    const log = StatementLog.open();
+    try {
+      await decide(t, 'approve', 'carol', { runId, turnDigest: digest });
+      expect(await waitForRest(t, runId)).toBe('COMPLETED');
+      await t.app.get(RunExecutor).settled(runId);
+    } finally {
+      log.close();
+    }
+    const write = log.transactions().filter((tx) => tx.some((s) => /page_text/.test(s.text)));
+    expect(write.map((tx) => tx.map(shape))).toEqual([
+      [
+        'START TRANSACTION',
+        'SELECT p.id, p.parent_id,',
+        'INSERT INTO page_text',
+        'WITH UPDATE run',
+        'COMMIT',
+      ],
+    ]);
+    expect(
+      log.statements.filter((s) => /pending_effect = /.test(s.text) && !/pending_effect = NULL/.test(s.text)),
+    ).toEqual([]);
+    const [row] = await t.dataSource.query(
+      `SELECT seo_title FROM page_text WHERE page_id = $1 AND language_id = 0 AND workspace_id = 31`,
+      [ids.pages.About],
+    );
+    expect(row).toEqual({ seo_title: 'A sharper SEO title' });
+  });
+
+  itOnPostgres(
+    'a write whose run lost its lease before the write completed is rolled back with it',
+    async () => {
+      const runId = await waiting('Widget', 32);
+      // why: stands in for a reaper that took the run over while the write ran: inside the
+      // write's transaction the run gets another lease, so the completion finds it gone.
+      await t.dataSource.query(
+        `CREATE FUNCTION steal_lease_on_write() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN UPDATE run SET lease_token = gen_random_uuid() WHERE id = '${runId}'; RETURN NEW; END $$`,
+      );
+      await t.dataSource.query(
+        `CREATE TRIGGER steal_lease_on_write AFTER INSERT OR UPDATE ON page_text FOR EACH ROW
+       WHEN (NEW.workspace_id = 32) EXECUTE FUNCTION steal_lease_on_write()`,
+      );
+      try {
+        const digest = await digestOf(t, runId);
+        const before = await t.dataSource.query(`SELECT step_count FROM run WHERE id = $1`, [runId]);
+        await decide(t, 'approve', 'carol', { runId, turnDigest: digest });
+        await t.app.get(RunExecutor).settled(runId);
+        const texts = await t.dataSource.query(`SELECT 1 FROM page_text WHERE workspace_id = 32`);
+        expect(texts).toEqual([]);
+        const steps = await t.dataSource.query(
+          `SELECT kind FROM run_step WHERE run_id = $1 AND sequence > $2 ORDER BY sequence`,
+          [runId, before[0].step_count],
+        );
+        // the decision's step, the model's call; the write and its TOOL steps went with the rollback
+        expect(steps.map((r: { kind: string }) => r.kind)).not.toContain('TOOL_WRITE');
+        expect(steps.map((r: { kind: string }) => r.kind)).not.toContain('TOOL');
+        const [run] = await t.dataSource.query(`SELECT status, pending_effect FROM run WHERE id = $1`, [
+          runId,
+        ]);
+        expect(run).toEqual({ status: 'RUNNING', pending_effect: null });
+      } finally {
+        await t.dataSource.query('DROP TRIGGER steal_lease_on_write ON page_text');
+        await t.dataSource.query('DROP FUNCTION steal_lease_on_write()');
+      }
+    },
+  );
 });

@@ -35,16 +35,24 @@ export async function executeCall(
       effect: tool?.effect ?? 'external',
     });
   }
-  const started = session.now();
-  const result = await runTool(session.tools, call, session.toolContext(), options);
-  const steps = [toolStep(round, call, result, session.now() - started)];
-  if (result.ok && result.written) steps.push(toolWriteStep(round, call, result.written));
-  const message = toolMessage(call, result);
-  // why: the effect is cleared with its steps, not before: a crash before that leaves it set
-  // and the reaper settles NOT_RETRYABLE instead of repeating a write that may have happened.
-  if (writes) await session.completeEffect(steps, checkpoint?.(message));
-  else for (const step of steps) await session.record(step);
-  return message;
+  const execute = async (): Promise<ToolResultMessage> => {
+    const started = session.now();
+    const result = await runTool(session.tools, call, session.toolContext(), options);
+    const steps = [toolStep(round, call, result, session.now() - started)];
+    if (result.ok && result.written) steps.push(toolWriteStep(round, call, result.written));
+    const message = toolMessage(call, result);
+    // why: the effect is cleared with its steps, not before: a crash before that leaves it set
+    // and the reaper settles NOT_RETRYABLE instead of repeating a write that may have happened.
+    if (writes) await session.completeEffect(steps, checkpoint?.(message));
+    else for (const step of steps) await session.record(step);
+    return message;
+  };
+  // why: a transactional write and its completion in one unit of work commit together or not
+  // at all, where the ports can do that; an external effect happens outside any transaction.
+  if (writes && tool?.effect === 'transactional' && session.ports.atomically) {
+    return session.ports.atomically(execute);
+  }
+  return execute();
 }
 
 /**

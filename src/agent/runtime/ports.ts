@@ -70,6 +70,14 @@ export interface AgentPorts {
     stored: readonly Step[],
     checkpoint?: SuspendedState,
   ): Promise<ReadonlyArray<StepReceipt | void>>;
+  /**
+   * Optional: runs a `transactional` write call (the tool's write through the content port,
+   * then `completeEffect`) as one unit of work, so the write commits together with its steps,
+   * the cleared effect and the checkpoint, or not at all. Where given, nothing else needs to
+   * record the effect: no stop can fall between the write and its completion. Observers
+   * (`onStep`) must not announce what the unit stored before it commits.
+   */
+  atomically?<T>(work: () => Promise<T>): Promise<T>;
   /** Observer: the full, unfiltered step, called after `recordStep` succeeded. */
   onStep?(step: Step, receipt: StepReceipt | void): void;
   /** A text delta of a streaming provider (not a step; for keep-alive). */

@@ -139,6 +139,59 @@ describe('resumeAgent: approve', () => {
     expect(lastToolMessages(provider).map((m) => m.callId)).toEqual(['call_1_1', 'call_1_2']);
   });
 
+  it('runs a transactional write and its completion inside `atomically`, where the ports offer it', async () => {
+    const { content, provider, state } = await pausedRun(EDITOR_ROUNDS);
+    const fake = fakePorts({ provider, content });
+    const trail: string[] = [];
+    let inside = false;
+    const ports = {
+      ...fake.ports,
+      atomically: async <T>(work: () => Promise<T>): Promise<T> => {
+        trail.push('begin');
+        inside = true;
+        try {
+          return await work();
+        } finally {
+          inside = false;
+          trail.push('end');
+        }
+      },
+      setPendingEffect: (effect: PendingEffect) => {
+        trail.push(`announce${inside ? ' (inside)' : ''}`);
+        return fake.ports.setPendingEffect(effect);
+      },
+      completeEffect: (
+        steps: Parameters<typeof fake.ports.completeEffect>[0],
+        checkpoint?: SuspendedState,
+      ) => {
+        trail.push(`complete ${content.applied.length} write(s)${inside ? ' (inside)' : ''}`);
+        return fake.ports.completeEffect(steps, checkpoint);
+      },
+    };
+    await resumeAgent(ctx, state, { kind: 'approve', decidedBy: 'bob' }, ports);
+    // why: the write (content.applied) happened inside, before its completion, in the same unit.
+    expect(trail).toEqual(['announce', 'begin', 'complete 1 write(s) (inside)', 'end']);
+    expect(fake.stored.map((s) => s.kind)).toEqual(['TOOL', 'TOOL_WRITE', 'REQUEST', 'LLM']);
+  });
+
+  it('a failing completion inside `atomically` fails the unit: the caller rolls the write back', async () => {
+    const { content, provider, state } = await pausedRun(EDITOR_ROUNDS);
+    const fake = fakePorts({ provider, content, loseLeaseAt: { kind: 'TOOL_WRITE' } });
+    let units = 0;
+    const ports = {
+      ...fake.ports,
+      atomically: async <T>(work: () => Promise<T>): Promise<T> => {
+        units += 1;
+        return work();
+      },
+    };
+    await expect(
+      resumeAgent(ctx, state, { kind: 'approve', decidedBy: 'bob' }, ports),
+    ).rejects.toBeInstanceOf(LeaseLostError);
+    expect(units).toBe(1);
+    expect(fake.stored).toEqual([]);
+  });
+
   it('gives a process run the results of every call of the round in call order', async () => {
     const round: ScriptedRound = {
       toolCalls: [

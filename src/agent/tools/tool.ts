@@ -27,8 +27,9 @@ export interface InputSpec {
  * call is in flight (the reaper, docs/run-lifecycle.md):
  *
  * - `transactional`: the effect commits through the content port's fenced write, in one
- *   transaction with the run's pending-effect `applied` mark. No mark means the effect never
- *   happened, so the run may be requeued and carry the call out once.
+ *   transaction with the call's completion (`AgentPorts.atomically`), or with the run's
+ *   pending-effect `applied` mark where the ports offer no such unit. Not committed means the
+ *   effect never happened, so the run may be requeued and carry the call out once.
  * - `external`: anything else (another system, a call that cannot join the run's transaction).
  *   Whether it happened cannot be told, so a cut-off run fails NOT_RETRYABLE, never repeating it.
  */

@@ -55,6 +55,22 @@ export class TransactionRunner {
     return result;
   }
 
+  /**
+   * Runs `effect` after the commit of the transaction this call chain runs in (dropped on its
+   * rollback), or at once outside any transaction. For code that may run either way (an
+   * observer of writes that are sometimes part of a larger unit of work).
+   */
+  afterCommit(effect: () => void | Promise<void>): void {
+    const tx = ambient.getStore();
+    if (tx && tx.manager.connection === this.dataSource) {
+      tx.afterCommit(effect);
+      return;
+    }
+    void (async () => effect())().catch((e: Error) =>
+      this.logger.error(`after-commit effect failed: ${e.message}`),
+    );
+  }
+
   get manager(): EntityManager {
     return managerOf(this.dataSource);
   }

@@ -19,7 +19,8 @@ import type { PagesService } from '../../content';
 /**
  * How a write joins the run's lease: `run` opens a transaction, `mark` marks the run's pending
  * effect applied inside it (false when the lease was lost), so the write and the mark commit
- * together or not at all.
+ * together or not at all. Inside the call's unit of work (`AgentPorts.atomically`) `run` joins
+ * it and `mark` has nothing to do: the call's completion in the same transaction fences it.
  */
 export interface WriteFence {
   run<T>(work: () => Promise<T>): Promise<T>;

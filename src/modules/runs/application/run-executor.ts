@@ -52,6 +52,8 @@ interface Live {
   lastProgressAt: number;
   /** The transactional effect in flight, recorded by its write's mark (see setPendingEffect). */
   unannounced: Record<string, unknown> | null;
+  /** Inside `atomically`: a transactional write and its completion in one transaction. */
+  atomic: boolean;
 }
 
 /**
@@ -128,6 +130,7 @@ export class RunExecutor implements OnApplicationShutdown {
       turn: run.turn,
       lastProgressAt: startedAt,
       unannounced: null,
+      atomic: false,
     };
     const heartbeat = setInterval(
       () => void this.repository.renewLease(lease, this.config.runLeaseSeconds).catch(() => false),
@@ -223,7 +226,8 @@ export class RunExecutor implements OnApplicationShutdown {
       tools: this.tools,
       content: new OwnerContentPort(this.pages, owner, {
         run: (work) => this.transactions.run(() => work()),
-        mark: () => this.repository.markEffectApplied(lease, live.unannounced),
+        // why: inside `atomically` the completion in the same transaction fences the write.
+        mark: async () => live.atomic || this.repository.markEffectApplied(lease, live.unannounced),
       }),
       signal,
       recordStep: async (stored: Step): Promise<StepReceipt> => {
@@ -263,8 +267,20 @@ export class RunExecutor implements OnApplicationShutdown {
         if (step.kind === 'LLM') this.metrics.tokensUsed(configuration.identifier, usageOf(step));
         live.lastProgressAt = Date.now();
         const at = new Date().toISOString();
-        void this.events.step(run.id, { sequence: receipt.sequence, ...step, at }, 'RUNNING', live.turn);
+        // why: a step stored inside `atomically` is announced once that transaction commits.
+        this.transactions.afterCommit(() =>
+          this.events.step(run.id, { sequence: receipt.sequence, ...step, at }, 'RUNNING', live.turn),
+        );
       },
+      atomically: async <T>(work: () => Promise<T>): Promise<T> =>
+        this.transactions.run(async () => {
+          live.atomic = true;
+          try {
+            return await work();
+          } finally {
+            live.atomic = false;
+          }
+        }),
       onDelta: (delta: string) => {
         answer.push(delta);
         const now = Date.now();
