@@ -19,20 +19,20 @@ export const STATEMENTS_PER_DECISION_BOUNDS = {
    */
   inlineRequest: 11,
   /**
-   * P1: the continuation that request launched, up to the settle (demo-editor, one round): 15
-   * since a text update reads its page, languages and text in one statement and writes once,
-   * a write's steps clear its pending effect in one statement, and a transactional effect is
-   * recorded by its write's mark (20 before, 22 before that).
+   * P1: the continuation that request launched, up to the settle (demo-editor, one round): 14
+   * since a transactional write and its completion (steps, cleared effect, checkpoint) are one
+   * unit of work; 15 while its write's mark recorded it, 20 before, 22 before that.
    */
-  inlineContinuation: 15,
+  inlineContinuation: 14,
   /**
-   * P4: one durable continuation, worker pickup to settle, averaged over a window: 16.5-16.6
-   * since a pickup reads the decisions, configurations, users and gate pages of all the runs it
-   * claimed at once and the write path lost six statements (28.2 before, 31.2 before that).
-   * The bound leaves room for smaller pickups on a busier machine (a pass takes only the slots
-   * that freed); one more statement per run, or pickups no longer batched, fails it.
+   * P4: one durable continuation, worker pickup to settle, averaged over a window: 15.6-15.8
+   * since a pickup records the decision steps of all the runs it took in one statement and a
+   * transactional write completes in its own transaction (16.5-16.6 before; 28.2 before a
+   * pickup read what its checks need for all its runs at once). The bound leaves room for
+   * smaller pickups on a busier machine (a pass takes only the slots that freed); one more
+   * statement per run, or pickups no longer batched, fails it.
    */
-  durableContinuation: 18,
+  durableContinuation: 17,
 } as const;
 
 /**
