@@ -103,6 +103,8 @@ export class DecisionsService {
       const facts = await this.runFacts(ctx, run, command, access);
       // why: checks 1-4 need nothing of the configuration; a decision they refuse reads none.
       await this.refuse(run, runChecks(facts));
+      // why: from order 8 on, decisions on this run take turns in this process: the losers of a
+      // storm wait for the winner and are refused without reading anything more.
       const decided = await this.runDecisions.oneAtATime(
         { run, turnDigest: command.turnDigest },
         () => this.takeTurn(user, run, command, facts, fingerprint),
