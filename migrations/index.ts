@@ -6,6 +6,7 @@ import { IndexTheLists1796146656078 } from './1796146656078-index-the-lists';
 import { IndexTheChatAndTokenLists1796149854040 } from './1796149854040-index-the-chat-and-token-lists';
 import { NotifyAuthChanges1796150000001 } from './1796150000001-notify-auth-changes';
 import { CapTokensPerConfiguration1796180000000 } from './1796180000000-cap-tokens-per-configuration';
+import { MarkChatTurns1796190000000 } from './1796190000000-mark-chat-turns';
 import { VersionSkills1796146572698 } from './1796146572698-version-skills';
 import { TrackOwnersUnfinishedRuns1796140355029 } from './1796140355029-track-owners-unfinished-runs';
 import { RecordTokenCreatorsAndAudit1796138194754 } from './1796138194754-record-token-creators-and-audit';
@@ -32,4 +33,5 @@ export const MIGRATIONS: Function[] = [
   ExpireAndCountApprovals1796160000000,
   SendWebhooksFromAnOutbox1796170000000,
   CapTokensPerConfiguration1796180000000,
+  MarkChatTurns1796190000000,
 ];

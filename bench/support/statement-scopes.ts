@@ -19,20 +19,21 @@ export const STATEMENTS_PER_DECISION_BOUNDS = {
    */
   inlineRequest: 11,
   /**
-   * P1: the continuation that request launched, up to the settle (demo-editor, one round): 14
-   * since a transactional write and its completion (steps, cleared effect, checkpoint) are one
-   * unit of work; 15 while its write's mark recorded it, 20 before, 22 before that.
+   * P1: the continuation that request launched, up to the settle (demo-editor, one round): 13
+   * since a run started over the API asks for no conversation when it settles (`run.chat_turn`);
+   * 14 since a transactional write and its completion are one unit of work; 15 while its
+   * write's mark recorded it, 20 before, 22 before that.
    */
-  inlineContinuation: 14,
+  inlineContinuation: 13,
   /**
-   * P4: one durable continuation, worker pickup to settle, averaged over a window: 15.6-15.8
-   * since a pickup records the decision steps of all the runs it took in one statement and a
-   * transactional write completes in its own transaction (16.5-16.6 before; 28.2 before a
-   * pickup read what its checks need for all its runs at once). The bound leaves room for
-   * smaller pickups on a busier machine (a pass takes only the slots that freed); one more
-   * statement per run, or pickups no longer batched, fails it.
+   * P4: one durable continuation, worker pickup to settle, averaged over a window: 14.7-14.8
+   * since its settle asks for no conversation, a pickup records the decision steps of all the
+   * runs it took in one statement and a transactional write completes in its own transaction
+   * (16.5-16.6 before; 28.2 before a pickup read what its checks need for all its runs at once).
+   * The bound leaves room for smaller pickups on a busier machine (a pass takes only the slots
+   * that freed); pickups no longer batched fail it.
    */
-  durableContinuation: 17,
+  durableContinuation: 16,
 } as const;
 
 /**

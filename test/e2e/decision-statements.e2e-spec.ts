@@ -119,6 +119,17 @@ describe('decisions: the claim transaction', () => {
     expect(
       log.statements.filter((s) => /pending_effect = /.test(s.text) && !/pending_effect = NULL/.test(s.text)),
     ).toEqual([]);
+    // why: a run started over the API is no conversation's (`run.chat_turn`): its settle asks none.
+    const settle = log
+      .transactions()
+      .find((tx) => tx.some((s) => /^UPDATE decision SET outcome/.test(s.text)));
+    expect(settle?.map(shape)).toEqual([
+      'START TRANSACTION',
+      'UPDATE run SET',
+      'UPDATE decision SET',
+      'COMMIT',
+    ]);
+    expect(log.statements.filter((s) => /FROM conversation\b/.test(s.text))).toEqual([]);
     const [row] = await t.dataSource.query(
       `SELECT seo_title FROM page_text WHERE page_id = $1 AND language_id = 0 AND workspace_id = 31`,
       [ids.pages.About],

@@ -53,6 +53,42 @@ describe('migrations from an empty database', () => {
     expect(up).toEqual([]);
   });
 
+  it('marks the runs the conversations know of as chat turns when it adds `run.chat_turn`', async () => {
+    expect(MIGRATIONS.at(-1)!.name).toBe('MarkChatTurns1796190000000');
+    await ds.undoLastMigration({ transaction: 'each' });
+    const [user] = await ds.query<Array<{ id: number }>>(
+      `INSERT INTO app_user (username, display_name) VALUES ('m', 'M') RETURNING id`,
+    );
+    const [configuration] = await ds.query<Array<{ id: number }>>(
+      `INSERT INTO configuration (identifier, name, provider, model) VALUES ('m', 'M', 'scripted', 'm') RETURNING id`,
+    );
+    const ids = ['active', 'last', 'messaged', 'api'].map(
+      (_, i) => `00000000-0000-4000-8000-00000000000${i + 1}`,
+    );
+    for (const id of ids) {
+      await ds.query(
+        `INSERT INTO run (id, configuration_id, owner_id, max_iterations, status) VALUES ($1, $2, $3, 5, 'COMPLETED')`,
+        [id, configuration!.id, user!.id],
+      );
+    }
+    const conversation = '00000000-0000-4000-8000-0000000000c1';
+    await ds.query(
+      `INSERT INTO conversation (id, owner_id, title, active_run_id, last_run_id) VALUES ($1, $2, 'c', $3, $4)`,
+      [conversation, user!.id, ids[0], ids[1]],
+    );
+    await ds.query(
+      `INSERT INTO conversation_message (conversation_id, role, text, run_id) VALUES ($1, 'ASSISTANT', 'a', $2)`,
+      [conversation, ids[2]],
+    );
+    await ds.runMigrations({ transaction: 'each' });
+    const marked = await ds.query<Array<{ id: string; chat_turn: boolean }>>(
+      `SELECT id, chat_turn FROM run ORDER BY id`,
+    );
+    expect(marked).toEqual(ids.map((id, i) => ({ id, chat_turn: i < 3 })));
+    await ds.query(`DELETE FROM conversation_message; DELETE FROM conversation; DELETE FROM run`);
+    await ds.query(`DELETE FROM configuration; DELETE FROM app_user`);
+  });
+
   it('reverts every migration, leaving no app table, enum type or migration record', async () => {
     for (let i = 0; i < MIGRATIONS.length; i++) await ds.undoLastMigration({ transaction: 'each' });
     expect(await appTables(ds)).toEqual([]);

@@ -88,10 +88,17 @@ describe('the run settler on a real database', () => {
     const decisionId = await decide(lease.runId);
     await kit.repository.appendStep(lease, step(1), LEASE_SECONDS);
     const row = await settler.settle({ lease }, { kind: 'FAILED', reason: 'NOT_RETRYABLE', message: 'boom' });
-    expect(row).toEqual({ stepCount: 1, turn: 0, hadDecision: true, expiresAt: null, approvalsRequired: 1 });
+    expect(row).toEqual({
+      stepCount: 1,
+      turn: 0,
+      hadDecision: true,
+      chatTurn: false,
+      expiresAt: null,
+      approvalsRequired: 1,
+    });
     expect((await rowOf(ds, lease.runId)).status).toBe('FAILED');
     expect((await decisionRow(decisionId)).outcome).toBe('FAILED');
-    expect(told).toEqual([{ runId: lease.runId, status: 'FAILED', errorMessage: 'boom' }]);
+    expect(told).toEqual([{ runId: lease.runId, status: 'FAILED', errorMessage: 'boom', chatTurn: false }]);
     expect(await listenerWrote(lease.runId)).toBe(true);
     expect(published.map((p) => p.topic)).toEqual([
       `run.trace.${lease.runId}`,

@@ -76,6 +76,8 @@ export class ConversationSync implements OnModuleInit {
   }
 
   async onRunSettled(event: RunSettled): Promise<void> {
+    // why: a run not started as a chat turn is no conversation's; its settle asks nothing.
+    if (event.chatTurn === false) return;
     const conversation = await this.repository.findByActiveRun(event.runId);
     if (!conversation) return;
     await this.apply(conversation, {

@@ -11,6 +11,11 @@ export interface RunSettled {
   readonly errorMessage?: string | null;
   /** Set when a worker handed a recorded decision back (the run waits again). */
   readonly handBack?: ErrorCode;
+  /**
+   * Whether the run was started as a chat turn: only such a run can be a conversation's active
+   * run, so listeners about conversations may skip the others (undefined: not known).
+   */
+  readonly chatTurn?: boolean;
 }
 
 /**

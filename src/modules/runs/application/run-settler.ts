@@ -75,7 +75,7 @@ export class RunSettler {
     const runId = 'lease' in guard ? guard.lease.runId : guard.runId;
     const row = await this.write(tx, guard, settlement);
     if (!row) return null;
-    const event = settledEvent(runId, settlement);
+    const event = settledEvent(runId, settlement, row);
     if (row.hadDecision) await this.settlements.keepDecision(event);
     await this.settlements.notify(event);
     // why: the inbox moves when a run starts waiting or may have stopped waiting without a
@@ -99,7 +99,7 @@ export class RunSettler {
           reason: run.terminationReason ?? 'NOT_RETRYABLE',
           message: messageOf(run),
         };
-        const event = settledEvent(run.id, settlement);
+        const event = settledEvent(run.id, settlement, run);
         if (run.hadDecision) await this.settlements.keepDecision(event);
         await this.settlements.notify(event);
         tx.afterCommit(() => this.announce(event, settlement, run, false));
@@ -165,7 +165,11 @@ export class RunSettler {
   }
 }
 
-function settledEvent(runId: string, s: Settlement): RunSettled {
+function settledEvent(runId: string, s: Settlement, row: Pick<SettledRow, 'chatTurn'>): RunSettled {
+  return { ...eventOf(runId, s), chatTurn: row.chatTurn };
+}
+
+function eventOf(runId: string, s: Settlement): RunSettled {
   switch (s.kind) {
     case 'COMPLETED':
       return { runId, status: 'COMPLETED', answer: s.answer };

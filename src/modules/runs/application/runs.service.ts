@@ -229,6 +229,8 @@ export class RunsService {
       skillInvocation: command.invocation,
       processPin: pin,
       droppedProcess: dropped,
+      // why: the one way a run becomes a conversation's; every other run's settle skips the lookup.
+      chatTurn: true,
     });
     return { runId: id, processPin: pin, droppedProcess: dropped };
   }

@@ -36,6 +36,8 @@ export interface RunView {
   readonly handBack: Record<string, unknown> | null;
   readonly recordedAt: Date | null;
   readonly hadDecision: boolean;
+  /** Started as a chat turn (`RunsService.enqueueTurn`): only such a run can be a conversation's. */
+  readonly chatTurn: boolean;
   readonly answer: string | null;
   readonly errorMessage: string | null;
   readonly createdAt: Date;

@@ -61,7 +61,8 @@ export class RunReapingRepository {
            claimed_by = NULL, lease_token = NULL, lease_expires_at = NULL
          FROM judged j
          WHERE r.id = j.id AND r.status = 'RUNNING' AND r.lease_expires_at < now()
-         RETURNING r.id, r.status, r.termination_reason, j.cause, r.error_message, r.step_count, r.turn, r.had_decision`,
+         RETURNING r.id, r.status, r.termination_reason, j.cause, r.error_message, r.step_count, r.turn, r.had_decision,
+                   r.chat_turn`,
       [
         MAX_REQUEUES,
         limit,
@@ -79,6 +80,7 @@ export class RunReapingRepository {
       step_count: number;
       turn: number;
       had_decision: boolean;
+      chat_turn: boolean;
     }>(result);
     return rows.map((r) => ({
       id: r.id,
@@ -89,6 +91,7 @@ export class RunReapingRepository {
       stepCount: r.step_count,
       turn: r.turn,
       hadDecision: r.had_decision,
+      chatTurn: r.chat_turn,
     }));
   }
 }

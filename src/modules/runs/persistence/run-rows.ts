@@ -25,6 +25,8 @@ export interface NewRun {
   readonly skillInvocation?: object | null;
   readonly processPin?: object | null;
   readonly droppedProcess?: object | null;
+  /** A chat turn (see `RunView.chatTurn`). */
+  readonly chatTurn?: boolean;
 }
 
 export interface SuspendWrite {
@@ -78,7 +80,7 @@ export const CLEAR_LEASE = 'claimed_by = NULL, lease_token = NULL, lease_expires
 /** What a settling UPDATE hands back, so nobody reads the row again to announce it. */
 // why: a pause's trace event carries the turn's deadline and quorum; the configuration's quorum
 // is read in the same statement, and only for a run that starts waiting for an approval.
-export const SETTLED_ROW = `RETURNING step_count, turn, had_decision, expires_at,
+export const SETTLED_ROW = `RETURNING step_count, turn, had_decision, chat_turn, expires_at,
   CASE WHEN status = 'WAITING_FOR_APPROVAL'
     THEN (SELECT c.required_approvals FROM configuration c WHERE c.id = configuration_id) END AS required_approvals`;
 
@@ -88,6 +90,8 @@ export interface SettledRow {
   readonly turn: number;
   /** Whether a decision ever continued the run (only then can one be waiting for its outcome). */
   readonly hadDecision: boolean;
+  /** Whether it was started as a chat turn (only then can a conversation be waiting on it). */
+  readonly chatTurn: boolean;
   /** A run that starts waiting for an approval: its deadline (null: none) and its quorum. */
   readonly expiresAt?: Date | null;
   readonly approvalsRequired?: number;
@@ -115,6 +119,7 @@ export async function settledRow(
     step_count: number;
     turn: number;
     had_decision: boolean;
+    chat_turn: boolean;
     expires_at: Date | null;
     required_approvals: number | null;
   }>(await manager.query(sql, params));
@@ -124,6 +129,7 @@ export async function settledRow(
       stepCount: row.step_count,
       turn: row.turn,
       hadDecision: row.had_decision,
+      chatTurn: row.chat_turn,
       expiresAt: row.expires_at,
       approvalsRequired: row.required_approvals ?? 1,
     }

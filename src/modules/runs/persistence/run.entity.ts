@@ -148,6 +148,10 @@ export class RunEntity {
   @Column({ name: 'had_decision', type: 'boolean', default: false })
   hadDecision: boolean;
 
+  /** Started as a chat turn: only such a run can be a conversation's active run. */
+  @Column({ name: 'chat_turn', type: 'boolean', default: false })
+  chatTurn: boolean;
+
   @Column({ type: 'text', nullable: true })
   answer: string | null;
 

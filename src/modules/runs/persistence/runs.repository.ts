@@ -81,8 +81,9 @@ export class RunsRepository {
   async insertQueued(run: NewRun): Promise<void> {
     await this.m().query(
       `INSERT INTO run (id, configuration_id, owner_id, workspace_id, subject_page_id, subject_language_id,
-         max_iterations, status, checkpoint, predecessor_run_id, skill_invocation, process_pin, dropped_process)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, 'QUEUED', $8, $9, $10, $11, $12)`,
+         max_iterations, status, checkpoint, predecessor_run_id, skill_invocation, process_pin, dropped_process,
+         chat_turn)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 'QUEUED', $8, $9, $10, $11, $12, $13)`,
       [
         run.id,
         run.configurationId,
@@ -96,6 +97,7 @@ export class RunsRepository {
         run.skillInvocation ? JSON.stringify(run.skillInvocation) : null,
         run.processPin ? JSON.stringify(run.processPin) : null,
         run.droppedProcess ? JSON.stringify(run.droppedProcess) : null,
+        run.chatTurn ?? false,
       ],
     );
   }
