@@ -14,10 +14,11 @@ import type { QueryCount, QueryCounter } from './query-counter';
 export const STATEMENTS_PER_DECISION_BOUNDS = {
   /**
    * P1: one inline approveRun HTTP request, token check to receipt (continuation excluded):
-   * 10 since the gate reads its pages in one statement and the receipt takes the decider from
-   * the caller (12 before), and 11 when the token's once-a-minute use stamp falls in it.
+   * 9 since a decision reads the configuration's settings without its skills (10 before; 12
+   * before the gate read its pages in one statement and the receipt took the decider from the
+   * caller), and 10 when the token's once-a-minute use stamp falls in it.
    */
-  inlineRequest: 11,
+  inlineRequest: 10,
   /**
    * P1: the continuation that request launched, up to the settle (demo-editor, one round): 13
    * since a run started over the API asks for no conversation when it settles (`run.chat_turn`);
@@ -26,10 +27,11 @@ export const STATEMENTS_PER_DECISION_BOUNDS = {
    */
   inlineContinuation: 13,
   /**
-   * P4: one durable continuation, worker pickup to settle, averaged over a window: 14.7-14.8
-   * since its settle asks for no conversation, a pickup records the decision steps of all the
-   * runs it took in one statement and a transactional write completes in its own transaction
-   * (16.5-16.6 before; 28.2 before a pickup read what its checks need for all its runs at once).
+   * P4: one durable continuation, worker pickup to settle, averaged over a window: 14.5-14.8
+   * since its settle asks for no conversation, its pickup reads no skills and records the
+   * decision steps of all the runs it took in one statement, and a transactional write
+   * completes in its own transaction (16.5-16.6 before; 28.2 before a pickup read what its
+   * checks need for all its runs at once).
    * The bound leaves room for smaller pickups on a busier machine (a pass takes only the slots
    * that freed); pickups no longer batched fail it.
    */

@@ -69,6 +69,9 @@ describe('decisions: the claim transaction', () => {
       'COMMIT',
     ]);
     expect(before.filter((s) => /FROM page p\b/.test(s))).toHaveLength(1);
+    // why: a run's skills travel in its checkpoint; a decision reads only the configuration's settings.
+    expect(before.filter((s) => /\bFROM configuration\b/.test(s))).toHaveLength(1);
+    expect(before.filter((s) => /\bFROM skill\b/.test(s))).toEqual([]);
     expect(await waitForRest(t, runId)).toBe('COMPLETED');
     const steps = await t.dataSource.query(
       `SELECT count(*) FILTER (WHERE kind = 'APPROVAL')::int AS approvals,

@@ -155,6 +155,9 @@ describe('the durable path', () => {
         .map((s) => s.values.flat().filter((v) => v === 'APPROVAL').length)
         .filter((n) => n > 0);
       expect(approvalWrites).toEqual([3]);
+      // why: the checks and the continuations need the configurations' settings; skills travel in
+      // each run's checkpoint.
+      expect(log.statements.filter((s) => /\bFROM skill\b/.test(s.text))).toEqual([]);
       for (const run of runs) expect(await waitForRest(t, run.id)).toBe('COMPLETED');
       const approvals: Array<{ run_id: string; sequence: number }> = await t.dataSource.query(
         `SELECT run_id, sequence FROM run_step WHERE run_id = ANY($1::uuid[]) AND kind = 'APPROVAL'`,

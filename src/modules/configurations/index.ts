@@ -2,7 +2,7 @@ export { ConfigurationsModule } from './configurations.module';
 export { ConfigurationsService } from './application/configurations.service';
 export type { ChatSetup } from './application/configurations.service';
 export { DEFAULT_TASK_IDENTIFIER, isPrivacyLevel, PRIVACY_LEVELS } from './core/configuration';
-export type { ConfigurationView, PrivacyLevel, TaskView } from './core/configuration';
+export type { ConfigurationSettings, ConfigurationView, PrivacyLevel, TaskView } from './core/configuration';
 export type { TokenCaps } from './core/configuration';
 export { mayUseConfiguration } from './core/configuration-access.policy';
 export type { ConfigurationUser } from './core/configuration-access.policy';

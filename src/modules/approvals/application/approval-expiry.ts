@@ -5,7 +5,7 @@ import { Refusal } from '../../../common/refusal';
 import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
 import { TransactionRunner } from '../../../platform/database/transaction-runner';
-import { ConfigurationsService, type ConfigurationView } from '../../configurations';
+import { ConfigurationsService, type ConfigurationSettings } from '../../configurations';
 import {
   choosePath,
   RunDecisions,
@@ -56,7 +56,7 @@ export class ApprovalExpiry {
 
   /** One overdue wait, locked and settled in one transaction; false when none is due. */
   private async expireOne(): Promise<boolean> {
-    let continuation: { claimed: ClaimedDecision; configuration: ConfigurationView } | null = null;
+    let continuation: { claimed: ClaimedDecision; configuration: ConfigurationSettings } | null = null;
     const found = await this.transactions.run(async () => {
       const run = await this.runDecisions.lockDueExpiry();
       if (!run) return false;
@@ -71,7 +71,7 @@ export class ApprovalExpiry {
       if (claimed) continuation = { claimed, configuration };
       return true;
     });
-    const taken = continuation as { claimed: ClaimedDecision; configuration: ConfigurationView } | null;
+    const taken = continuation as { claimed: ClaimedDecision; configuration: ConfigurationSettings } | null;
     if (taken) this.runDecisions.continueClaimed(taken.claimed, taken.configuration);
     return found;
   }

@@ -13,7 +13,7 @@ import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
 import type { AuthUser } from '../../../platform/auth/auth-user';
 import { RequestContext } from '../../../platform/auth/request-context';
-import { assertJsonSize, ConfigurationsService, type ConfigurationView } from '../../configurations';
+import { assertJsonSize, ConfigurationsService, type ConfigurationSettings } from '../../configurations';
 import type { PageAccess } from '../../content';
 import {
   choosePath,
@@ -139,7 +139,7 @@ export class DecisionsService {
     fingerprint: string,
   ): Promise<
     | { vote: DecisionView; path: 'INLINE' | 'DURABLE' }
-    | { completed: Taken; configuration: ConfigurationView }
+    | { completed: Taken; configuration: ConfigurationSettings }
   > {
     const opened = this.openOnce(run);
     const inline = !needsWorkerCount(command.path, this.config.decisionPath);
@@ -303,7 +303,7 @@ export class DecisionsService {
   }
 }
 
-function configurationFacts(configuration: ConfigurationView): DecisionFacts['configuration'] {
+function configurationFacts(configuration: ConfigurationSettings): DecisionFacts['configuration'] {
   return {
     deleted: configuration.deletedAt !== null,
     isActive: configuration.isActive,

@@ -4,7 +4,7 @@ import type { ErrorCode } from '../../../common/error-codes';
 import { notFound } from '../../../common/refusal';
 import type { AuthUser } from '../../../platform/auth/auth-user';
 import { PrincipalsService } from '../../auth';
-import { ConfigurationsService, type ConfigurationView } from '../../configurations';
+import { ConfigurationsService, type ConfigurationSettings } from '../../configurations';
 import type { PageAccess } from '../../content';
 import {
   DecidedRuns,
@@ -22,7 +22,7 @@ type Opened = ReturnType<DecidedRuns['openDecided']>;
 /** What the checks of a pickup need, read for every run it took at once. */
 interface Facts {
   readonly decisions: ReadonlyMap<string, DecisionView>;
-  readonly configurations: ReadonlyMap<number, ConfigurationView>;
+  readonly configurations: ReadonlyMap<number, ConfigurationSettings>;
   /** The deciders and the runs' owners, by id. */
   readonly users: ReadonlyMap<number, AuthUser>;
   readonly pages: ReadonlyMap<number, PageAccess>;
@@ -178,7 +178,7 @@ export class RecordedDecisions {
     claim: ClaimedRun,
     decided: DecidedCheckpoint,
     decision: DecisionView | null,
-    configuration: ConfigurationView,
+    configuration: ConfigurationSettings,
     facts: Facts,
   ): ErrorCode | null {
     if (!decision) return 'NOT_AUDITABLE';

@@ -111,7 +111,7 @@ export class ConfigurationsAdminService {
       );
       return configurationId;
     });
-    return this.reads.getById(id);
+    return this.reads.getWithSkillsById(id);
   }
 
   /**

@@ -5,7 +5,7 @@ import { RequestContext } from '../../../platform/auth/request-context';
 import { parseSerialId } from '../../../common/ids';
 import { forbidden, notFound } from '../../../common/refusal';
 import { CatalogueEntry, SkillCatalogue, SkillsService } from '../../skills';
-import { ConfigurationView, TaskView } from '../core/configuration';
+import { ConfigurationSettings, ConfigurationView, TaskView } from '../core/configuration';
 import { ConfigurationUser, mayUseConfiguration } from '../core/configuration-access.policy';
 import { clampMaxIterations } from '../core/max-iterations.policy';
 import { chooseTask } from '../core/task-choice.policy';
@@ -63,25 +63,36 @@ export class ConfigurationsService {
   }
 
   /**
-   * The configuration with this id, deleted or not, without an access check: for a run that
-   * already points at it (decisions check `deletedAt` for CONFIGURATION_GONE).
+   * The settings of the configuration with this id, deleted or not, without an access check
+   * and without its skills (one statement): for a run that already points at it (decisions
+   * check `deletedAt` for CONFIGURATION_GONE; a run's skills are in its checkpoint).
    *
    * @throws Refusal NOT_FOUND when no configuration has this id.
    */
-  async getById(id: number): Promise<ConfigurationView> {
+  async getById(id: number): Promise<ConfigurationSettings> {
+    const row = await this.repository.findById(id);
+    if (!row) throw notFound('Configuration not found');
+    return row;
+  }
+
+  /** `getById` with the configuration's skills (to show it, e.g. `Run.configuration`). */
+  async getWithSkillsById(id: number): Promise<ConfigurationView> {
     const view = await this.findWithSkills(id);
     if (!view) throw notFound('Configuration not found');
     return view;
   }
 
-  /** Several configurations by id, deleted or not (for lists of runs); missing ids are absent. */
-  async getByIds(ids: readonly number[]): Promise<Map<number, ConfigurationView>> {
-    const views = await this.withSkills(await this.repository.findByIds([...new Set(ids)]));
-    return new Map(views.map((v) => [v.id, v]));
+  /**
+   * The settings of several configurations by id, deleted or not, without their skills (for
+   * lists of runs, a worker's pickup); missing ids are absent. One statement.
+   */
+  async getByIds(ids: readonly number[]): Promise<Map<number, ConfigurationSettings>> {
+    const rows = await this.repository.findByIds([...new Set(ids)]);
+    return new Map(rows.map((r) => [r.id, r]));
   }
 
   /** The iteration limit a run gets: the request, else the configuration's, clamped to the ceiling. */
-  effectiveMaxIterations(configuration: ConfigurationView, requested?: number | null): number {
+  effectiveMaxIterations(configuration: ConfigurationSettings, requested?: number | null): number {
     return clampMaxIterations(requested ?? configuration.maxIterations, this.config.maxIterationsCeiling);
   }
 
@@ -143,7 +154,13 @@ export class ConfigurationsService {
 
   private async toTaskViews(rows: readonly TaskRow[]): Promise<TaskView[]> {
     if (rows.length === 0) return [];
-    const configurations = await this.getByIds(rows.map((t) => t.configurationId));
+    const configurations = new Map(
+      (
+        await this.withSkills(
+          await this.repository.findByIds([...new Set(rows.map((t) => t.configurationId))]),
+        )
+      ).map((v) => [v.id, v]),
+    );
     const skills = await this.skills.attachedToTasks(rows.map((t) => t.id));
     return rows.flatMap((t) => {
       const configuration = configurations.get(t.configurationId);

@@ -47,6 +47,12 @@ export interface ConfigurationView extends TokenCaps {
   readonly skills: readonly SkillView[];
 }
 
+/**
+ * A configuration's settings without its skills: what a run that already points at it needs
+ * (the decisions' checks, the continuation, the budget). A run's skills travel in its checkpoint.
+ */
+export type ConfigurationSettings = Omit<ConfigurationView, 'skills'>;
+
 /** A Task: what the chat uses for the users of the mapped groups. */
 export interface TaskView {
   readonly id: number;

@@ -6,7 +6,7 @@ import type { ErrorCode } from '../../../common/error-codes';
 import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
 import type { AuthUser } from '../../../platform/auth/auth-user';
-import type { ConfigurationView } from '../../configurations';
+import type { ConfigurationSettings } from '../../configurations';
 import type { Checkpoint } from '../core/checkpoint';
 import { RunsRepository, type ClaimedRun } from '../persistence/runs.repository';
 import { RunEventsPublisher } from './run-events';
@@ -20,7 +20,7 @@ export type DecidedCheckpoint = Extract<Checkpoint, { kind: 'decided' }>;
 export interface CarryOut {
   /** Who decided, as the decision's step records it. */
   readonly deciderId: number | null;
-  readonly configuration: ConfigurationView;
+  readonly configuration: ConfigurationSettings;
   /** The decision's step is recorded already (a requeued run cut off after it). */
   readonly stepRecorded: boolean;
   /** The run's owner where the caller has loaded it (a pickup loads all its runs' at once). */

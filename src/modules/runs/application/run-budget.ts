@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { BudgetScope } from '../../../agent';
-import type { ConfigurationView } from '../../configurations';
+import type { ConfigurationSettings } from '../../configurations';
 import { reachedCap, utcDayStart } from '../core/budget.policy';
 import type { RunView } from '../core/run-view';
 import { RunUsageRepository } from '../persistence/run-usage.repository';
@@ -16,7 +16,7 @@ export class RunBudget {
   /** The cap this run has reached with `runTokens` used so far, or null. */
   async reached(
     run: RunView,
-    configuration: ConfigurationView,
+    configuration: ConfigurationSettings,
     runTokens: number,
   ): Promise<BudgetScope | null> {
     return reachedCap(configuration, runTokens, async () => {

@@ -15,7 +15,7 @@ import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
 import { TransactionRunner, type Tx } from '../../../platform/database/transaction-runner';
 import { Metrics } from '../../../platform/metrics/metrics';
-import type { ConfigurationView } from '../../configurations';
+import type { ConfigurationSettings } from '../../configurations';
 import type { RunView } from '../core/run-view';
 import { RunsRepository, type Lease } from '../persistence/runs.repository';
 import { RunEventsPublisher } from './run-events';
@@ -170,7 +170,7 @@ export class RunDecisions {
   }
 
   /** Carries out a claimed decision in the background of this process. */
-  continueClaimed(claimed: ClaimedDecision, configuration: ConfigurationView): void {
+  continueClaimed(claimed: ClaimedDecision, configuration: ConfigurationSettings): void {
     const { run, lease, state, decision, decisionId } = claimed;
     this.executor.launch({
       lease,

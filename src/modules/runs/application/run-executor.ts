@@ -20,7 +20,7 @@ import { APP_CONFIG } from '../../../config/config.module';
 import type { AuthUser } from '../../../platform/auth/auth-user';
 import { TransactionRunner } from '../../../platform/database/transaction-runner';
 import { PrincipalsService } from '../../auth';
-import type { ConfigurationView } from '../../configurations';
+import type { ConfigurationSettings } from '../../configurations';
 import { PagesService } from '../../content';
 import type { Checkpoint } from '../core/checkpoint';
 import { Lease, RunsRepository } from '../persistence/runs.repository';
@@ -38,7 +38,7 @@ import { RunBudget } from './run-budget';
 export interface Segment {
   readonly lease: Lease;
   readonly run: RunView;
-  readonly configuration: ConfigurationView;
+  readonly configuration: ConfigurationSettings;
   readonly checkpoint: Checkpoint;
   /** Who decided, as the model is told, for a continuation. */
   readonly decision?: Decision;

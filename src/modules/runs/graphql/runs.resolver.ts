@@ -100,7 +100,7 @@ export class RunsResolver {
       'A decider without detail access who may not use the configuration gets it withheld: id, isActive, requireSecondApprover and privacyLevel kept; names, provider and model read "(withheld)", maxIterations 0, skills empty (docs/security.md).',
   })
   async configuration(@Ctx() ctx: RequestContext, @Parent() run: RunModel): Promise<ConfigurationModel> {
-    const configuration = await this.configurations.getById(rowOf(run).configurationId);
+    const configuration = await this.configurations.getWithSkillsById(rowOf(run).configurationId);
     const readable = mayReadRunConfiguration(
       runAccess(ctx.viewer, rowOf(run)),
       mayUseConfiguration(ctx.viewer, configuration),
