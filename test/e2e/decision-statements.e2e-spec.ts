@@ -13,6 +13,15 @@ const shape = (s: LoggedStatement): string =>
     .slice(0, 3)
     .join(' ');
 
+/** The claim's transaction: the claim, the decision record, the decision's step. */
+const CLAIM_TRANSACTION = [
+  'START TRANSACTION',
+  'UPDATE run SET',
+  'INSERT INTO decision',
+  'WITH UPDATE run',
+  'COMMIT',
+];
+
 /**
  * What an inline decision sends inside its one transaction (docs/decisions.md, "The checks, in
  * order"): the claim, the decision record, the decision's step, nothing else. The decider
@@ -61,13 +70,7 @@ describe('decisions: the claim transaction', () => {
   it('an approval: the gate reads its pages before the transaction; inside, the claim, the record, the step', async () => {
     const runId = await waiting();
     const { claim, before } = await logged(runId, 'approve');
-    expect(claim).toEqual([
-      'START TRANSACTION',
-      'UPDATE run SET',
-      'INSERT INTO decision',
-      'WITH UPDATE run',
-      'COMMIT',
-    ]);
+    expect(claim).toEqual(CLAIM_TRANSACTION);
     expect(before.filter((s) => /FROM page p\b/.test(s))).toHaveLength(1);
     // why: a run's skills travel in its checkpoint; a decision reads only the configuration's settings.
     expect(before.filter((s) => /\bFROM configuration\b/.test(s))).toHaveLength(1);
@@ -85,13 +88,7 @@ describe('decisions: the claim transaction', () => {
   it('a denial reads no page at all: it executes nothing, so it meets no gate', async () => {
     const runId = await waiting();
     const { claim, before } = await logged(runId, 'deny');
-    expect(claim).toEqual([
-      'START TRANSACTION',
-      'UPDATE run SET',
-      'INSERT INTO decision',
-      'WITH UPDATE run',
-      'COMMIT',
-    ]);
+    expect(claim).toEqual(CLAIM_TRANSACTION);
     expect(before.filter((s) => /FROM page\b/.test(s))).toEqual([]);
     expect(await waitForRest(t, runId)).toBe('COMPLETED');
     const [decision] = await t.dataSource.query('SELECT kind FROM decision WHERE run_id = $1', [runId]);
