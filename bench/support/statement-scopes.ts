@@ -14,11 +14,12 @@ import type { QueryCount, QueryCounter } from './query-counter';
 export const STATEMENTS_PER_DECISION_BOUNDS = {
   /**
    * P1: one inline approveRun HTTP request, token check to receipt (continuation excluded):
-   * 9 since a decision reads the configuration's settings without its skills (10 before; 12
-   * before the gate read its pages in one statement and the receipt took the decider from the
-   * caller), and 10 when the token's once-a-minute use stamp falls in it.
+   * 8 since the claim and the decision's step are one statement (9 before; 10 before a decision
+   * read the configuration's settings without its skills; 12 before the gate read its pages in
+   * one statement and the receipt took the decider from the caller), and 9 when the token's
+   * once-a-minute use stamp falls in it.
    */
-  inlineRequest: 10,
+  inlineRequest: 9,
   /**
    * P1: the continuation that request launched, up to the settle (demo-editor, one round): 13
    * since a run started over the API asks for no conversation when it settles (`run.chat_turn`);

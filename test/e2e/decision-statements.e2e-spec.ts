@@ -13,20 +13,14 @@ const shape = (s: LoggedStatement): string =>
     .slice(0, 3)
     .join(' ');
 
-/** The claim's transaction: the claim, the decision record, the decision's step. */
-const CLAIM_TRANSACTION = [
-  'START TRANSACTION',
-  'UPDATE run SET',
-  'INSERT INTO decision',
-  'WITH UPDATE run',
-  'COMMIT',
-];
+/** The claim's transaction: the claim with the decision's step, the decision record. */
+const CLAIM_TRANSACTION = ['START TRANSACTION', 'WITH UPDATE run', 'INSERT INTO decision', 'COMMIT'];
 
 /**
  * What an inline decision sends inside its one transaction (docs/decisions.md, "The checks, in
- * order"): the claim, the decision record, the decision's step, nothing else. The decider
- * gate's pages are read before it, beside the configuration, so the run's row is locked for
- * four statements and the commit.
+ * order"): the claim and the decision's step in one statement, the decision record, nothing
+ * else. The decider gate's pages are read before it, beside the configuration, so the run's
+ * row is locked for three statements and the commit.
  */
 describe('decisions: the claim transaction', () => {
   let t: TestApp;
@@ -61,13 +55,13 @@ describe('decisions: the claim transaction', () => {
     expect(receiptOf(res).path).toBe('INLINE');
     const claim = log
       .transactions()
-      .find((tx) => tx.some((s) => /^UPDATE run SET status = 'RUNNING'/.test(s.text)));
+      .find((tx) => tx.some((s) => /^WITH c AS \( UPDATE run SET status = 'RUNNING'/.test(s.text)));
     expect(claim).toBeDefined();
     const before = log.statements.slice(0, log.statements.indexOf(claim![0]!));
     return { claim: claim!.map(shape), before: before.map((s) => s.text) };
   }
 
-  it('an approval: the gate reads its pages before the transaction; inside, the claim, the record, the step', async () => {
+  it('an approval: the gate reads its pages before the transaction; inside, the claim with its step, the record', async () => {
     const runId = await waiting();
     const { claim, before } = await logged(runId, 'approve');
     expect(claim).toEqual(CLAIM_TRANSACTION);

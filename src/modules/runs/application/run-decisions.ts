@@ -128,15 +128,17 @@ export class RunDecisions {
 
   /**
    * The inline claim, in one transaction: the run claimed under a fresh lease with the decided
-   * checkpoint, the policy (checks and decision record), the decision's step. After the commit
+   * checkpoint and the decision's step (one statement), then the policy (checks and decision
+   * record; its refusal rolls both back). After the commit
    * the inbox and the run's streams hear of it; `continueClaimed` then carries it out.
    */
   async claim(on: DecisionOnRun, policy: DecisionPolicy): Promise<ClaimedDecision> {
     const { run, state, decision, decisionId } = on;
     const lease: Lease = { runId: run.id, token: randomUUID(), claimedBy: this.executor.instanceId };
     const checkpoint = this.vault.seal(run.id, { v: 1, kind: 'decided', state, decision, decisionId });
+    const step = decisionStep(decision, state, on.deciderId);
     return this.transactions.run(async (tx) => {
-      const claimed = await this.claims.claimForDecision(
+      const sequence = await this.claims.claimForDecision(
         {
           runId: run.id,
           from: run.status as WaitingStatus,
@@ -147,14 +149,10 @@ export class RunDecisions {
         },
         lease,
         this.config.runLeaseSeconds,
+        step,
       );
-      if (!claimed) throw await this.lostClaim(on);
+      if (sequence === null) throw await this.lostClaim(on);
       await policy(tx);
-      const step = decisionStep(decision, state, on.deciderId);
-      const sequence = await this.repository.appendStep(lease, step, this.config.runLeaseSeconds);
-      if (sequence === null) {
-        throw new Refusal('NOT_AUDITABLE', 'The decision could not be recorded, so nothing was done');
-      }
       tx.afterCommit(() => this.announceClaim(run, step, sequence));
       tx.afterCommit(() => this.metrics.decisionTaken(decision.kind, 'inline'));
       const now = {

@@ -1,11 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { directQuery } from '../../../platform/database/direct-query';
 import { EntityColumns } from '../../../platform/database/entity-columns';
 import { returnedRows } from '../../../platform/database/query-results';
 import { managerOf } from '../../../platform/database/transaction-runner';
 import type { RunView } from '../core/run-view';
 import { RunEntity } from './run.entity';
-import { affectsOne, deadlineGuard, type ClaimedRun, type DecisionClaimWrite, type Lease } from './run-rows';
+import {
+  affectsOne,
+  deadlineGuard,
+  type ClaimedRun,
+  type DecisionClaimWrite,
+  type Lease,
+  type StoredStep,
+} from './run-rows';
 
 /**
  * The claims that move a run into the hands of one decider or process, each one conditional
@@ -26,17 +34,31 @@ export class RunClaimsRepository {
   }
 
   /**
-   * The inline decision claim: WAITING_* -> RUNNING under a fresh lease with the decided
-   * checkpoint, guarded on the waiting status, the turn and its digest the decider saw. One
-   * statement, no read back: the caller knows the row it read and what this changed. False
-   * when another decision (or a cancel) got there first, or the turn moved on.
+   * The inline decision claim and the decision's step, in one statement: WAITING_* -> RUNNING
+   * under a fresh lease with the decided checkpoint, guarded on the waiting status, the turn and
+   * its digest the decider saw, and the step appended at the next sequence. No read back: the
+   * caller knows the row it read and what this changed. The step's sequence, or null when
+   * another decision (or a cancel) got there first, or the turn moved on.
    */
-  async claimForDecision(claim: DecisionClaimWrite, lease: Lease, leaseSeconds: number): Promise<boolean> {
-    return affectsOne(
+  async claimForDecision(
+    claim: DecisionClaimWrite,
+    lease: Lease,
+    leaseSeconds: number,
+    step: StoredStep,
+  ): Promise<number | null> {
+    // why: the claim and its step were two statements of the claim's transaction; as one, the
+    // transaction holds the run's row for a round trip less (bench/README.md, P1).
+    const rows = await directQuery<{ sequence: number }>(
       this.m(),
-      `UPDATE run SET status = 'RUNNING', had_decision = true, checkpoint = $5, claimed_by = $6, lease_token = $7,
-              lease_expires_at = now() + make_interval(secs => $8), waiting_since = NULL, hand_back = NULL
-        WHERE id = $1 AND status = $2 AND turn = $3 AND turn_digest = $4 AND ${deadlineGuard(claim)}`,
+      `WITH c AS (
+         UPDATE run SET status = 'RUNNING', had_decision = true, checkpoint = $5, claimed_by = $6, lease_token = $7,
+                lease_expires_at = now() + make_interval(secs => $8), waiting_since = NULL, hand_back = NULL,
+                step_count = step_count + 1
+          WHERE id = $1 AND status = $2 AND turn = $3 AND turn_digest = $4 AND ${deadlineGuard(claim)}
+          RETURNING step_count)
+       INSERT INTO run_step (run_id, sequence, kind, round, duration_ms, payload)
+       SELECT $1, c.step_count, $9, $10, $11, $12 FROM c
+       RETURNING sequence`,
       [
         claim.runId,
         claim.from,
@@ -46,8 +68,13 @@ export class RunClaimsRepository {
         lease.claimedBy,
         lease.token,
         leaseSeconds,
+        step.kind,
+        step.round,
+        step.durationMs,
+        JSON.stringify(step.payload),
       ],
     );
+    return rows[0]?.sequence ?? null;
   }
 
   /**
