@@ -3,10 +3,12 @@ import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
 import { ChannelListener } from '../../../platform/database/channel-listener';
 import { EventBus, Unsubscribe } from '../../../platform/pubsub/event-bus';
+import { BatchLoader } from '../../../common/batch-loader';
 import { ShortMemo } from '../../../common/short-memo';
 import { AuthUser } from '../../../platform/auth/auth-user';
 import { Authenticator } from '../../../platform/auth/authenticator';
 import { hashToken, parseBearer, tokenUsable } from '../core/token';
+import type { ApiTokenEntity } from '../persistence/api-token.entity';
 import { AuthRepository, toAuthUser } from '../persistence/auth.repository';
 
 /** Tells every instance that what a token grants may have changed (a revocation). */
@@ -42,11 +44,14 @@ export class TokenAuthenticator extends Authenticator implements OnModuleInit, O
   private readonly fresh = new ShortMemo<string, Known>(REFRESH_REUSE_UNLISTENED_MS);
   private readonly changes: ChannelListener;
   private unsubscribe: Unsubscribe | null = null;
-  private pending: Array<{
-    tokenId: string;
-    resolve: (known: Known) => void;
-    reject: (e: unknown) => void;
-  }> = [];
+  // why: the re-checks of one tick share a statement (keep = false: never one sent before
+  // they were asked for), so one event's re-checks for many subscribers are one query.
+  private readonly byId = new BatchLoader<string, ApiTokenEntity | null>(
+    (id) => id,
+    async (ids) => new Map((await this.repository.findTokensWithUsers(ids)).map((t) => [t.id, t])),
+    null,
+    false,
+  );
 
   constructor(
     private readonly repository: AuthRepository,
@@ -107,35 +112,12 @@ export class TokenAuthenticator extends Authenticator implements OnModuleInit, O
     return hit ? usableNow(hit.value) : undefined;
   }
 
-  /**
-   * Queues a token for the next batched lookup: the re-checks that one event starts for many
-   * subscribers (each with their own token) become one query instead of one each.
-   */
-  private lookUp(tokenId: string): Promise<Known> {
-    return new Promise((resolve, reject) => {
-      this.pending.push({ tokenId, resolve, reject });
-      if (this.pending.length === 1) setImmediate(() => void this.flush());
-    });
-  }
-
-  private async flush(): Promise<void> {
-    const batch = this.pending;
-    this.pending = [];
-    try {
-      const rows = await this.repository.findTokensWithUsers([...new Set(batch.map((w) => w.tokenId))]);
-      const now = new Date();
-      const byId = new Map(rows.map((r) => [r.id, r]));
-      for (const w of batch) {
-        const stored = byId.get(w.tokenId);
-        w.resolve(
-          stored?.user && tokenUsable(stored, now)
-            ? { user: toAuthUser(stored.user, stored.id), expiresAt: stored.expiresAt }
-            : null,
-        );
-      }
-    } catch (e) {
-      for (const w of batch) w.reject(e);
-    }
+  /** A token's re-check (batched with the others of this tick), as `refresh` keeps it. */
+  private async lookUp(tokenId: string): Promise<Known> {
+    const stored = await this.byId.load(tokenId);
+    return stored?.user && tokenUsable(stored, new Date())
+      ? { user: toAuthUser(stored.user, stored.id), expiresAt: stored.expiresAt }
+      : null;
   }
 }
 

@@ -1,6 +1,6 @@
 import { LIVE_WORKSPACE, PageTextView, PageView, SiteLanguageView, SiteView } from '../core/content.types';
 import { ContentRepository } from '../persistence/content.repository';
-import { BatchLoader } from './batch-loader';
+import { BatchLoader } from '../../../common/batch-loader';
 
 export interface TextKey {
   readonly pageId: number;

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { BatchLoader } from './batch-loader';
+import { BatchLoader } from '../../../common/batch-loader';
 import { PageAccess, PagesService } from './pages.service';
 
 /**

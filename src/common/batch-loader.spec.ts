@@ -50,4 +50,27 @@ describe('BatchLoader', () => {
     expect(await loader.load(1)).toBe(1);
     expect(calls).toEqual([[1, 2], [1]]);
   });
+
+  it('without keep never joins a load to a batch already sent', async () => {
+    const calls: number[][] = [];
+    let release: () => void = () => undefined;
+    const loader = new BatchLoader<number, number>(
+      String,
+      async (keys) => {
+        const batch = calls.push(keys);
+        if (batch === 1) await new Promise<void>((r) => (release = r));
+        return new Map(keys.map((k) => [String(k), k * batch]));
+      },
+      0,
+      false,
+    );
+    const first = loader.load(1);
+    await new Promise((r) => setImmediate(r));
+    // why: the first batch is in flight now; a load asked for after it was sent gets its own.
+    const second = loader.load(1);
+    await new Promise((r) => setImmediate(r));
+    release();
+    expect(await Promise.all([first, second])).toEqual([1, 2]);
+    expect(calls).toEqual([[1], [1]]);
+  });
 });

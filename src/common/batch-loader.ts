@@ -19,8 +19,10 @@ export class BatchLoader<K, V> {
     private readonly loadMany: (keys: K[]) => Promise<Map<string, V>>,
     private readonly missing: V,
     /**
-     * False: only loads of the same tick are shared, each answer is forgotten once its batch
-     * settles (for contexts that outlive a request, where a cache would go stale).
+     * False: only loads of the same tick are shared, and each key is forgotten as its batch is
+     * sent, so a load never joins a statement sent before it was asked for (for contexts that
+     * outlive a request, where a cache would go stale, and for checks that must see every
+     * change committed before they were asked for: a token's revocation).
      */
     private readonly keep: boolean = true,
   ) {}
@@ -42,13 +44,13 @@ export class BatchLoader<K, V> {
   private async flush(): Promise<void> {
     const batch = this.queue;
     this.queue = [];
+    if (!this.keep) for (const w of batch) this.cache.delete(this.keyOf(w.key));
     try {
       const found = await this.loadMany(batch.map((w) => w.key));
       for (const w of batch) w.resolve(found.get(this.keyOf(w.key)) ?? this.missing);
-      if (!this.keep) for (const w of batch) this.cache.delete(this.keyOf(w.key));
     } catch (error) {
       for (const w of batch) {
-        this.cache.delete(this.keyOf(w.key));
+        if (this.keep) this.cache.delete(this.keyOf(w.key));
         w.reject(error);
       }
     }
