@@ -21,22 +21,24 @@ export const STATEMENTS_PER_DECISION_BOUNDS = {
    */
   inlineRequest: 9,
   /**
-   * P1: the continuation that request launched, up to the settle (demo-editor, one round): 13
-   * since a run started over the API asks for no conversation when it settles (`run.chat_turn`);
-   * 14 since a transactional write and its completion are one unit of work; 15 while its
-   * write's mark recorded it, 20 before, 22 before that.
+   * P1: the continuation that request launched, up to the settle (demo-editor, one round): 12
+   * since a lone approved write checks the approved preview under its own lock instead of
+   * re-reading it first; 13 since a run started over the API asks for no conversation when it
+   * settles (`run.chat_turn`); 14 since a transactional write and its completion are one unit
+   * of work; 15 while its write's mark recorded it, 20 before, 22 before that.
    */
-  inlineContinuation: 13,
+  inlineContinuation: 12,
   /**
-   * P4: one durable continuation, worker pickup to settle, averaged over a window: 14.5-14.8
-   * since its settle asks for no conversation, its pickup reads no skills and records the
-   * decision steps of all the runs it took in one statement, and a transactional write
-   * completes in its own transaction (16.5-16.6 before; 28.2 before a pickup read what its
-   * checks need for all its runs at once).
+   * P4: one durable continuation, worker pickup to settle, averaged over a window: 13.4-13.7
+   * since its write checks the approved preview (14.4-14.7 before, when the preview was read
+   * again first); 14.5-14.8 since its settle asks for no conversation, its pickup reads no
+   * skills and records the decision steps of all the runs it took in one statement, and a
+   * transactional write completes in its own transaction (16.5-16.6 before; 28.2 before a
+   * pickup read what its checks need for all its runs at once).
    * The bound leaves room for smaller pickups on a busier machine (a pass takes only the slots
    * that freed); pickups no longer batched fail it.
    */
-  durableContinuation: 16,
+  durableContinuation: 15,
 } as const;
 
 /**

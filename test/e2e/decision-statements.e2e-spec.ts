@@ -1,4 +1,4 @@
-import { decide, digestOf, receiptOf, startResting } from '../support/decisions';
+import { decide, digestOf, pendingOf, receiptOf, startResting } from '../support/decisions';
 import { RunExecutor } from '../../src/modules/runs';
 import { demoIds, waitForRest } from '../support/runs';
 import { StatementLog, type LoggedStatement } from '../support/statement-log';
@@ -113,6 +113,9 @@ describe('decisions: the claim transaction', () => {
     expect(
       log.statements.filter((s) => /pending_effect = /.test(s.text) && !/pending_effect = NULL/.test(s.text)),
     ).toEqual([]);
+    // why: the decider gate's read, then the write's own locked read, which also checks the
+    // approved preview: no separate re-read of the preview before the write.
+    expect(log.statements.filter((s) => /\bFROM page p\b/.test(s.text))).toHaveLength(2);
     // why: a run started over the API is no conversation's (`run.chat_turn`): its settle asks none.
     const settle = log
       .transactions()
@@ -129,6 +132,57 @@ describe('decisions: the claim transaction', () => {
       [ids.pages.About],
     );
     expect(row).toEqual({ seo_title: 'A sharper SEO title' });
+  });
+
+  it('a page changed since the preview is caught inside the write: nothing written, the run asks again', async () => {
+    const runId = await waiting('Widget', 33);
+    const first = (await pendingOf(t, runId))!;
+    const live = `WHERE page_id = $1 AND language_id = 0 AND workspace_id = 0`;
+    const [{ seo_title: original }] = await t.dataSource.query(`SELECT seo_title FROM page_text ${live}`, [
+      ids.pages.Widget,
+    ]);
+    await t.dataSource.query(`UPDATE page_text SET seo_title = 'Edited meanwhile' ${live}`, [
+      ids.pages.Widget,
+    ]);
+    try {
+      const log = StatementLog.open();
+      try {
+        receiptOf(await decide(t, 'approve', 'carol', { runId, turnDigest: first.turnDigest }));
+        expect(await waitForRest(t, runId)).toBe('WAITING_FOR_APPROVAL');
+        await t.app.get(RunExecutor).settled(runId);
+      } finally {
+        log.close();
+      }
+      const again = (await pendingOf(t, runId))!;
+      expect(again.turn).toBe(first.turn + 1);
+      expect(again.calls.map((c) => c.preview)).toEqual([
+        ['seoTitle: "Edited meanwhile" -> "A sharper SEO title"'],
+      ]);
+      // why: no read of the preview before the write: the write read the page under its lock,
+      // found it changed and rolled back; the new turn's preview is the one read after that.
+      const write = log.transactions().filter((tx) => tx.some((q) => / FOR UPDATE\) t ON true/.test(q.text)));
+      expect(write.map((tx) => tx.map(shape))).toEqual([
+        ['START TRANSACTION', 'SELECT p.id, p.parent_id,', 'ROLLBACK'],
+      ]);
+      expect(await t.dataSource.query(`SELECT 1 FROM page_text WHERE workspace_id = 33`)).toEqual([]);
+      const kinds = await t.dataSource.query(
+        `SELECT kind FROM run_step WHERE run_id = $1 ORDER BY sequence`,
+        [runId],
+      );
+      expect(kinds.map((r: { kind: string }) => r.kind)).not.toContain('TOOL_WRITE');
+      const [run] = await t.dataSource.query(`SELECT pending_effect FROM run WHERE id = $1`, [runId]);
+      expect(run).toEqual({ pending_effect: null });
+
+      receiptOf(await decide(t, 'approve', 'carol', { runId, turnDigest: again.turnDigest }));
+      expect(await waitForRest(t, runId)).toBe('COMPLETED');
+      const [written] = await t.dataSource.query(
+        `SELECT seo_title FROM page_text WHERE page_id = $1 AND language_id = 0 AND workspace_id = 33`,
+        [ids.pages.Widget],
+      );
+      expect(written).toEqual({ seo_title: 'A sharper SEO title' });
+    } finally {
+      await t.dataSource.query(`UPDATE page_text SET seo_title = $2 ${live}`, [ids.pages.Widget, original]);
+    }
   });
 
   itOnPostgres(

@@ -16,6 +16,20 @@ export class LeaseLostError extends Error {
   }
 }
 
+/**
+ * Thrown by a writing tool given the preview its decider approved (`verifiesPreview`) when,
+ * read under its write's lock, the call would now show another preview: nothing was written,
+ * and the runtime asks again with a new turn (what an approval of a changed preview gets).
+ */
+export class PreviewChangedError extends Error {
+  readonly code = 'PREVIEW_CHANGED' as const;
+
+  constructor(message = 'The page changed since the preview the decider approved') {
+    super(message);
+    this.name = 'PreviewChangedError';
+  }
+}
+
 /** The suspended state could not be decrypted or decoded (maps to STATE_UNREADABLE). */
 export class StateUnreadableError extends Error {
   readonly code = 'STATE_UNREADABLE' as const;

@@ -27,6 +27,17 @@ async function pausedRun(rounds: readonly ScriptedRound[], extra = {}) {
   return { content, provider, first, state };
 }
 
+/** Counts the preview reads of the content port from now on. */
+function spyOnPreviews(content: InMemoryContent): () => number {
+  let reads = 0;
+  const preview = content.previewUpdate.bind(content);
+  content.previewUpdate = (owner, change) => {
+    reads += 1;
+    return preview(owner, change);
+  };
+  return () => reads;
+}
+
 const lastToolMessages = (provider: RecordingProvider) =>
   (provider.requests.at(-1)?.messages ?? []).filter((m) => m.role === 'tool');
 
@@ -79,7 +90,9 @@ describe('resumeAgent: approve', () => {
     ]);
     expect(again.state.turn).toBe(2);
     expect(content.applied).toEqual([]);
-    expect(fake.effects).toEqual([]);
+    // why: a lone write checks its preview inside its own write: the effect was announced, the
+    // write found the page changed and wrote nothing; the suspension's settle clears the effect.
+    expect(fake.effects).toHaveLength(1);
     expect(fake.stored).toEqual([]);
     expect(provider.requests).toHaveLength(2);
 
@@ -91,6 +104,46 @@ describe('resumeAgent: approve', () => {
     );
     expect(done.kind).toBe('completed');
     expect(content.page(1, 0)?.seoTitle).toBe('A sharper SEO title');
+  });
+
+  it('a lone approved write reads no preview of its own: the write checks the approved one', async () => {
+    const { content, provider, state } = await pausedRun(EDITOR_ROUNDS);
+    const previews = spyOnPreviews(content);
+    const checked: boolean[] = [];
+    const apply = content.applyUpdate.bind(content);
+    content.applyUpdate = (owner, change, holds) =>
+      apply(owner, change, holds && ((current) => (checked.push(holds(current)), checked.at(-1)!)));
+    const outcome = await resumeAgent(
+      ctx,
+      state,
+      { kind: 'approve', decidedBy: 'bob' },
+      fakePorts({ provider, content }).ports,
+    );
+    expect(outcome.kind).toBe('completed');
+    expect(previews()).toBe(0);
+    expect(checked).toEqual([true]);
+    expect(content.page(1, 0)?.seoTitle).toBe('A sharper SEO title');
+  });
+
+  it('several approved writes are all re-checked before any executes, and none does on a change', async () => {
+    const twoWrites: ScriptedRound = {
+      toolCalls: [
+        { name: 'pages_update', arguments: { seoTitle: 'First' } },
+        { name: 'pages_update', arguments: { pageId: 2, seoTitle: 'Second' } },
+      ],
+    };
+    const { content, provider, state } = await pausedRun([twoWrites, { text: 'Both done.' }]);
+    content.edit(2, 0, { seoTitle: 'Edited meanwhile' });
+    const previews = spyOnPreviews(content);
+    const fake = fakePorts({ provider, content });
+    const again = asSuspended(
+      await resumeAgent(ctx, state, { kind: 'approve', decidedBy: 'bob' }, fake.ports),
+    );
+    expect(again.pending.turn).toBe(2);
+    expect(previews()).toBe(2);
+    expect(content.applied).toEqual([]);
+    expect(fake.effects).toEqual([]);
+    expect(fake.stored).toEqual([]);
   });
 
   it('stops before the write when the lease is lost while marking the pending effect', async () => {

@@ -1,6 +1,6 @@
 import { canonicalJson } from '../../common/canonical-json';
 import { toolError } from '../tools/tool';
-import { DecisionMismatchError } from './errors';
+import { DecisionMismatchError, PreviewChangedError } from './errors';
 import { asToolCall, CANCELLED, executeCalls, settleCall } from './execute';
 import { validateInput } from './input';
 import { driveLoop } from './loop';
@@ -57,12 +57,8 @@ async function carryOut(
   const pending = state.pending as PendingTurn;
   const calls = pending.calls.map(asToolCall);
   switch (decision.kind) {
-    case 'approve': {
-      const changed = await changedTurn(session, pending);
-      if (changed) return changed;
-      const checkpoint = checkpointAfter(loop, state.settledResults);
-      return executeCalls(session, loop.iterations, calls, undefined, checkpoint);
-    }
+    case 'approve':
+      return approve(session, loop, state, pending, calls);
     case 'deny':
       return declineAll(session, loop.iterations, calls, decision);
     case 'input': {
@@ -72,6 +68,40 @@ async function carryOut(
       );
     }
   }
+}
+
+/**
+ * Carries out an approval. Every preview is recomputed first and compared with the one shown;
+ * a lone write whose tool `verifiesPreview` instead checks its preview under its own write's
+ * lock, which spares the separate read and leaves no moment between the check and the write.
+ * Either way a changed preview executes nothing and asks again with a new turn.
+ */
+async function approve(
+  session: Session,
+  loop: LoopState,
+  state: SuspendedState,
+  pending: PendingTurn,
+  calls: readonly ToolCall[],
+): Promise<ToolResultMessage[] | PendingTurn | typeof CANCELLED> {
+  const lone = calls.length === 1 && verifiedInWrite(session, calls[0]!) ? pending.calls[0]! : null;
+  if (!lone) {
+    const changed = await changedTurn(session, pending);
+    if (changed) return changed;
+  }
+  const checkpoint = checkpointAfter(loop, state.settledResults);
+  const options = lone ? () => ({ approvedPreview: lone.preview }) : undefined;
+  try {
+    return await executeCalls(session, loop.iterations, calls, options, checkpoint);
+  } catch (e) {
+    if (!(e instanceof PreviewChangedError)) throw e;
+    return pendingTurn('APPROVAL', pending.turn + 1, await pendingCalls(session, calls));
+  }
+}
+
+/** Whether the call's tool checks the approved preview inside its transactional write. */
+function verifiedInWrite(session: Session, call: ToolCall): boolean {
+  const tool = session.tools.get(call.name);
+  return tool?.verifiesPreview === true && tool.effect === 'transactional';
 }
 
 /** A new approval turn when any recomputed preview differs from the one shown; else null. */

@@ -12,6 +12,7 @@ import {
   type RunOwner,
   type WrittenRecord,
 } from '../tools/content-port';
+import { PreviewChangedError } from '../runtime/errors';
 
 /** A page text held by the in-memory content port. */
 export interface MemoryPage extends PageFields {
@@ -66,12 +67,18 @@ export class InMemoryContent implements ContentPort {
   previewUpdate(owner: RunOwner, change: PageChange): Promise<PortResult<PageFields>> {
     const page = this.editablePage(owner, change);
     if (!page.ok) return Promise.resolve(page);
-    const current = Object.fromEntries(PAGE_FIELDS.map((f) => [f, page.value[f]])) as PageFields;
-    return Promise.resolve(ok(current));
+    return Promise.resolve(ok(fieldsOf(page.value)));
   }
 
-  applyUpdate(owner: RunOwner, change: PageChange): Promise<PortResult<WrittenRecord>> {
+  applyUpdate(
+    owner: RunOwner,
+    change: PageChange,
+    holds?: (current: PortResult<PageFields>) => boolean,
+  ): Promise<PortResult<WrittenRecord>> {
     const page = this.editablePage(owner, change);
+    if (holds && !holds(page.ok ? ok(fieldsOf(page.value)) : page)) {
+      return Promise.reject(new PreviewChangedError());
+    }
     if (!page.ok) return Promise.resolve(page);
     this.pages.set(key(change.pageId, change.languageId), { ...page.value, ...change.fields });
     this.applied.push(change);
@@ -91,6 +98,10 @@ export class InMemoryContent implements ContentPort {
     }
     return ok(page);
   }
+}
+
+function fieldsOf(page: MemoryPage): PageFields {
+  return Object.fromEntries(PAGE_FIELDS.map((f) => [f, page[f]])) as PageFields;
 }
 
 function key(pageId: number, languageId: number): string {

@@ -64,8 +64,17 @@ export interface ContentPort {
    * page and language (used to build the preview, and again at resume to detect a change).
    */
   previewUpdate(owner: RunOwner, change: PageChange): Promise<PortResult<PageFields>>;
-  /** Applies the change in `change.workspaceId`, where the owner may edit; names the written record. */
-  applyUpdate(owner: RunOwner, change: PageChange): Promise<PortResult<WrittenRecord>>;
+  /**
+   * Applies the change in `change.workspaceId`, where the owner may edit; names the written
+   * record. With `holds`, the text the change starts from (or the refusal) is read under the
+   * write's lock first and given to `holds`; where it answers false, nothing is written and
+   * `PreviewChangedError` is thrown (what the decider approved no longer holds).
+   */
+  applyUpdate(
+    owner: RunOwner,
+    change: PageChange,
+    holds?: (current: PortResult<PageFields>) => boolean,
+  ): Promise<PortResult<WrittenRecord>>;
 }
 
 /** Shorthand for a successful port result. */

@@ -1,7 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { ToolArguments } from '../runtime/types';
-import { PAGE_FIELDS, type PageChange, type PageField, type PageFields } from './content-port';
+import {
+  PAGE_FIELDS,
+  type PageChange,
+  type PageField,
+  type PageFields,
+  type PortResult,
+} from './content-port';
 import { PAGE_LOCATOR_PROPERTIES, resolvePageArguments } from './page-arguments';
+import { previewText } from './run-tool';
 import type { ToolContext, ToolDefinition } from './tool';
 
 /** Longest value a preview line shows in full; longer ones are cut and fingerprinted. */
@@ -33,21 +40,35 @@ export const pagesUpdateTool: ToolDefinition = {
   // why: the page write and the run's `applied` mark commit in one transaction (OwnerContentPort).
   effect: 'transactional',
   resolveArguments: (args, ctx) => resolvePageArguments(args, ctx.subject),
+  verifiesPreview: true,
   async preview(args, ctx) {
     const change = toChange(args, ctx);
-    const current = await ctx.content.previewUpdate(ctx.owner, change);
-    return current.ok ? { ok: true, value: previewLines(current.value, change) } : current;
+    return previewOf(await ctx.content.previewUpdate(ctx.owner, change), change);
   },
-  async execute(args, ctx) {
-    const result = await ctx.content.applyUpdate(ctx.owner, toChange(args, ctx));
+  async execute(args, ctx, _input, approved) {
+    const change = toChange(args, ctx);
+    // why: what the decider approved is checked against the text read under the write's lock,
+    // so a change to the page between that check and the write cannot slip through.
+    const holds =
+      approved &&
+      ((current: PortResult<PageFields>) => sameLines(previewText(previewOf(current, change)), approved));
+    const result = await ctx.content.applyUpdate(ctx.owner, change, holds);
     if (!result.ok) return { ok: false, error: result.error };
     return {
       ok: true,
-      output: { updated: true, fields: Object.keys(toChange(args, ctx).fields) },
+      output: { updated: true, fields: Object.keys(change.fields) },
       written: result.value,
     };
   },
 };
+
+function previewOf(current: PortResult<PageFields>, change: PageChange): PortResult<string[]> {
+  return current.ok ? { ok: true, value: previewLines(current.value, change) } : current;
+}
+
+function sameLines(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((line, i) => line === b[i]);
+}
 
 function toChange(args: ToolArguments, ctx: ToolContext): PageChange {
   const fields: Partial<Record<PageField, string>> = {};

@@ -1,6 +1,7 @@
 import type { InputProblem } from '../runtime/errors';
 import type { ToolArguments, ToolCall } from '../runtime/types';
 import type { ToolSet } from './registry';
+import type { PortResult } from './content-port';
 import { type ToolContext, type ToolResult, toolError } from './tool';
 
 /** Options for one execution. */
@@ -10,6 +11,8 @@ export interface RunToolOptions {
    * laid over the call's arguments for the keys the input schema declares.
    */
   readonly inputValues?: Readonly<Record<string, unknown>>;
+  /** The preview lines the decider approved, for a tool that `verifiesPreview`. */
+  readonly approvedPreview?: readonly string[];
 }
 
 /**
@@ -27,7 +30,7 @@ export async function runTool(
   if (!prepared) return toolError(`Unknown tool "${call.name}"; nothing was done.`);
   if (!prepared.check.ok) return toolError(invalidArguments(prepared.check.problems));
   const input = prepared.tool.input;
-  if (!input) return prepared.tool.execute(prepared.args, ctx);
+  if (!input) return prepared.tool.execute(prepared.args, ctx, undefined, options.approvedPreview);
   if (!options.inputValues) {
     return toolError(
       'This question was not put to the user in this turn; ask again if you still need the answer.',
@@ -46,7 +49,11 @@ export async function previewCall(tools: ToolSet, call: ToolCall, ctx: ToolConte
   if (!prepared) return [`Unknown tool "${call.name}": it cannot run; approving only tells the model so.`];
   if (!prepared.check.ok) return [`Invalid arguments: ${problemsText(prepared.check.problems)}`];
   if (!prepared.tool.preview) return [];
-  const preview = await prepared.tool.preview(prepared.args, ctx);
+  return previewText(await prepared.tool.preview(prepared.args, ctx));
+}
+
+/** A tool's preview as the decider is shown it: its lines, or why it cannot be carried out. */
+export function previewText(preview: PortResult<string[]>): string[] {
   return preview.ok ? preview.value : [`Cannot be carried out: ${preview.error}`];
 }
 

@@ -57,13 +57,23 @@ export interface ToolDefinition {
   /** For writes: human-readable lines of what the call would change. */
   preview?(args: ToolArguments, ctx: ToolContext): Promise<PortResult<string[]>>;
   /**
+   * Transactional writes: given `approved` (the preview lines the decider approved), `execute`
+   * recomputes the preview from what it reads under its write's lock and throws
+   * `PreviewChangedError`, writing nothing, where they differ. The runtime then skips its own
+   * re-read of the preview before a lone approved write: the check moves into the write, where
+   * nothing can change between it and the write.
+   */
+  readonly verifiesPreview?: boolean;
+  /**
    * Runs the call. For an answered input call `args` already carry the submitted values (laid
    * over the arguments for the keys the input schema declares) and `input` holds those values.
+   * `approved`: see `verifiesPreview`.
    */
   execute(
     args: ToolArguments,
     ctx: ToolContext,
     input?: Readonly<Record<string, unknown>>,
+    approved?: readonly string[],
   ): Promise<ToolResult>;
 }
 

@@ -224,10 +224,16 @@ export class PagesService {
    * Writes the changed fields into the given workspace as `user` (page and language rights,
    * see `planTextUpdate` for the refusals, all before any write). A workspace without its own
    * row first gets a copy of the live text, so live stays untouched. An update that changes
-   * nothing writes nothing. Runs in the caller's transaction where there is one.
+   * nothing writes nothing. Runs in the caller's transaction where there is one. `before` is
+   * given the text the update starts from, read under the write's lock, before anything is
+   * written: what it throws ends the update with nothing written.
    */
-  async updateText(user: ContentUser, input: PageTextUpdate): Promise<PageTextUpdateResult> {
-    return this.transactions.run(() => this.updateTextIn(user, input));
+  async updateText(
+    user: ContentUser,
+    input: PageTextUpdate,
+    before?: (current: PageTextFields) => void,
+  ): Promise<PageTextUpdateResult> {
+    return this.transactions.run(() => this.updateTextIn(user, input, before));
   }
 
   /**
@@ -236,9 +242,14 @@ export class PagesService {
    * nor overwritten field by field); then one UPDATE of the workspace's row, or one INSERT of
    * it (the live text with the changes) where the workspace has none yet.
    */
-  private async updateTextIn(user: ContentUser, input: PageTextUpdate): Promise<PageTextUpdateResult> {
+  private async updateTextIn(
+    user: ContentUser,
+    input: PageTextUpdate,
+    before?: (current: PageTextFields) => void,
+  ): Promise<PageTextUpdateResult> {
     const { page, text } = await this.writableText(user, input, true);
     const current = text ?? EMPTY_PAGE_TEXT;
+    before?.(current);
     const changes = pageTextChanges(current, input);
     if (changes.length === 0) return this.result(page, input, changes, false, current);
     const { pageId, languageId, workspaceId } = input;
@@ -256,6 +267,7 @@ export class PagesService {
         : await this.repository.findText(pageId, languageId, workspaceId, { lock: true });
     if (!own)
       throw new Error(`page_text ${pageId}/${languageId}/${workspaceId} vanished inside the transaction`);
+    if (own !== text) before?.(own);
     const ownChanges = own === text ? changes : pageTextChanges(own, input);
     const updated = await this.repository.updateTextFields(pageId, languageId, workspaceId, ownChanges);
     if (ownChanges.length > 0 && updated !== 1)

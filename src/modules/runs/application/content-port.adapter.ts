@@ -1,6 +1,7 @@
 import {
   LeaseLostError,
   ok,
+  PreviewChangedError,
   refused,
   type ContentPort,
   type PageChange,
@@ -66,29 +67,39 @@ export class OwnerContentPort implements ContentPort {
       // why: planning an update without fields checks the owner's edit rights and reads the
       // text the change would start from (workspace row, else live), writing nothing.
       const { text } = await this.pages.planTextUpdate(this.owner, locator(change));
-      return {
-        title: text.title,
-        body: text.body,
-        seoTitle: text.seoTitle,
-        seoDescription: text.seoDescription,
-      };
+      return fieldsOf(text);
     });
   }
 
-  async applyUpdate(_owner: RunOwner, change: PageChange): Promise<PortResult<WrittenRecord>> {
-    return this.guard(async () => {
+  async applyUpdate(
+    _owner: RunOwner,
+    change: PageChange,
+    holds?: (current: PortResult<PageFields>) => boolean,
+  ): Promise<PortResult<WrittenRecord>> {
+    // why: with `holds`, the text the write starts from is judged under the write's lock; what
+    // it throws rolls the write's transaction back before anything is written.
+    const before = holds
+      ? (text: PageFields) => {
+          if (!holds(ok(fieldsOf(text)))) throw new PreviewChangedError();
+        }
+      : undefined;
+    const result = await this.guard(async () => {
       const input = { ...locator(change), ...change.fields };
       const fence = this.fence;
-      if (!fence) await this.pages.updateText(this.owner, input);
+      if (!fence) await this.pages.updateText(this.owner, input, before);
       else {
         await fence.run(async () => {
           // why: a process that lost its lease (paused, cut off) must not write when it wakes.
           if (!(await fence.mark())) throw new LeaseLostError();
-          await this.pages.updateText(this.owner, input);
+          await this.pages.updateText(this.owner, input, before);
         });
       }
       return { table: 'page_text', id: `${change.pageId}:${change.languageId}:${change.workspaceId}` };
     });
+    // why: a refusal is a preview too ("cannot be carried out: ..."); one the decider was not
+    // shown means the page changed (its rights or its existence) since they approved.
+    if (!result.ok && holds && !holds(result)) throw new PreviewChangedError();
+    return result;
   }
 
   private async guard<T>(work: () => Promise<T>): Promise<PortResult<T>> {
@@ -99,6 +110,11 @@ export class OwnerContentPort implements ContentPort {
       throw e;
     }
   }
+}
+
+/** The editable fields of a page text, as the page tools see them. */
+function fieldsOf(text: PageFields): PageFields {
+  return { title: text.title, body: text.body, seoTitle: text.seoTitle, seoDescription: text.seoDescription };
 }
 
 function locator(change: PageChange): { pageId: number; languageId: number; workspaceId: number } {
