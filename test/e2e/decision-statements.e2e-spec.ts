@@ -120,8 +120,10 @@ describe('decisions: the claim transaction', () => {
     const settle = log
       .transactions()
       .find((tx) => tx.some((s) => /^UPDATE decision SET outcome/.test(s.text)));
+    // why: the model's last step is stored with the settle, in its transaction (KeptSteps).
     expect(settle?.map(shape)).toEqual([
       'START TRANSACTION',
+      'WITH UPDATE run',
       'UPDATE run SET',
       'UPDATE decision SET',
       'COMMIT',

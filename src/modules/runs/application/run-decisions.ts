@@ -17,7 +17,7 @@ import { TransactionRunner, type Tx } from '../../../platform/database/transacti
 import { Metrics } from '../../../platform/metrics/metrics';
 import type { ConfigurationSettings } from '../../configurations';
 import type { RunView } from '../core/run-view';
-import { RunsRepository, type Lease } from '../persistence/runs.repository';
+import type { Lease } from '../persistence/runs.repository';
 import { RunEventsPublisher } from './run-events';
 import { RunExecutor } from './run-executor';
 import { StateVault } from './state-vault';
@@ -71,7 +71,6 @@ export class RunDecisions {
   private readonly inFlight = new ClaimsInFlight();
 
   constructor(
-    private readonly repository: RunsRepository,
     private readonly reads: RunReadsRepository,
     private readonly claims: RunClaimsRepository,
     private readonly vault: StateVault,

@@ -8,6 +8,7 @@ import {
   storedAnswer,
   type AgentPorts,
   type Decision,
+  type Provider,
   type RunContext,
   type RunOutcome,
   type Step,
@@ -29,7 +30,8 @@ import { AGENT_TOOLS } from './agent-tools';
 import { OwnerContentPort } from './content-port.adapter';
 import { RunEventsPublisher } from './run-events';
 import { Metrics } from '../../../platform/metrics/metrics';
-import { RunSettler } from './run-settler';
+import { RunSettler, type Settlement } from './run-settler';
+import { KeptSteps } from './kept-steps';
 import { AnswerStream, LiveAnswers } from './live-answers';
 import { StateVault } from './state-vault';
 import { RunBudget } from './run-budget';
@@ -47,7 +49,8 @@ export interface Segment {
 }
 
 interface Live {
-  stepCount: number;
+  /** The segment's steps: stored, and kept to be stored with the next write (KeptSteps). */
+  steps: KeptSteps;
   turn: number;
   lastProgressAt: number;
   /** The transactional effect in flight, recorded by its write's mark (see setPendingEffect). */
@@ -126,7 +129,13 @@ export class RunExecutor implements OnApplicationShutdown {
     const { run, lease } = segment;
     const startedAt = Date.now();
     const live: Live = {
-      stepCount: run.stepCount,
+      steps: new KeptSteps(
+        this.repository,
+        this.transactions,
+        lease,
+        this.config.runLeaseSeconds,
+        run.stepCount,
+      ),
       turn: run.turn,
       lastProgressAt: startedAt,
       unannounced: null,
@@ -144,7 +153,7 @@ export class RunExecutor implements OnApplicationShutdown {
       const ports = this.ports(segment, owner, live, signal, answer);
       const outcome = await this.play(segment, owner, ports);
       this.answers.end(answer);
-      await this.finish(segment, outcome, signal);
+      await this.finish(segment, outcome, signal, live.steps);
       this.metrics.segmentFinished(segmentKind(segment), outcome.kind, (Date.now() - startedAt) / 1000);
       if (outcome.kind === 'completed' && outcome.budget) {
         this.metrics.runStoppedByBudget(segment.configuration.identifier, outcome.budget);
@@ -216,13 +225,16 @@ export class RunExecutor implements OnApplicationShutdown {
     const leaseSeconds = this.config.runLeaseSeconds;
     const keepAliveMs = this.config.progressKeepAliveSeconds * 1000;
     return {
-      provider: createProvider({
-        provider: configuration.provider,
-        model: configuration.model,
-        providerOptions: configuration.providerOptions,
-        secret: (name: string) => this.config.secret(name),
-        access: this.config.providerAccess,
-      }),
+      provider: storingFirst(
+        createProvider({
+          provider: configuration.provider,
+          model: configuration.model,
+          providerOptions: configuration.providerOptions,
+          secret: (name: string) => this.config.secret(name),
+          access: this.config.providerAccess,
+        }),
+        live.steps,
+      ),
       tools: this.tools,
       content: new OwnerContentPort(this.pages, owner, {
         run: (work) => this.transactions.run(() => work()),
@@ -230,15 +242,15 @@ export class RunExecutor implements OnApplicationShutdown {
         mark: async () => live.atomic || this.repository.markEffectApplied(lease, live.unannounced),
       }),
       signal,
-      recordStep: async (stored: Step): Promise<StepReceipt> => {
-        const sequence = await this.repository.appendStep(lease, stored, leaseSeconds);
-        if (sequence === null) throw new LeaseLostError();
-        live.stepCount = sequence;
-        return { sequence };
-      },
+      // why: kept, and stored with the next ones before the segment's next model call, effect
+      // or settle (KeptSteps): one commit for a round's steps instead of one each.
+      recordStep: (stored: Step): Promise<StepReceipt> =>
+        Promise.resolve({ sequence: live.steps.keep(stored) }),
       shouldStop: () => signal.aborted,
       budgetReached: (used) => this.budget.reached(run, configuration, used.totalTokens),
       setPendingEffect: async (effect) => {
+        // why: what the run did before a tool's effect is stored before that effect happens.
+        await live.steps.flush();
         // why: the effect's declaration goes with it; the reaper's rule reads it (reap-rule.ts).
         const marked = { callId: effect.callId, toolName: effect.toolName, effect: effect.effect };
         // why: a transactional effect commits with its write's mark or not at all, so it is
@@ -255,10 +267,11 @@ export class RunExecutor implements OnApplicationShutdown {
         const sealed = checkpoint
           ? this.vault.seal(run.id, { v: 1, kind: 'state', state: checkpoint })
           : undefined;
+        await live.steps.flush();
         const sequences = await this.repository.completeEffect(lease, stored, leaseSeconds, sealed);
         live.unannounced = null;
         if (sequences === null) throw new LeaseLostError();
-        live.stepCount = sequences[sequences.length - 1]!;
+        live.steps.storedBy(sequences);
         return sequences.map((sequence) => ({ sequence }));
       },
       onStep: (step: Step, receipt: StepReceipt | void) => {
@@ -267,10 +280,11 @@ export class RunExecutor implements OnApplicationShutdown {
         if (step.kind === 'LLM') this.metrics.tokensUsed(configuration.identifier, usageOf(step));
         live.lastProgressAt = Date.now();
         const at = new Date().toISOString();
+        const announce = (sequence: number) =>
+          this.events.step(run.id, { sequence, ...step, at }, 'RUNNING', live.turn);
+        if (live.steps.announceWhenStored(receipt.sequence, announce)) return;
         // why: a step stored inside `atomically` is announced once that transaction commits.
-        this.transactions.afterCommit(() =>
-          this.events.step(run.id, { sequence: receipt.sequence, ...step, at }, 'RUNNING', live.turn),
-        );
+        this.transactions.afterCommit(() => announce(receipt.sequence));
       },
       atomically: async <T>(work: () => Promise<T>): Promise<T> =>
         this.transactions.run(async () => {
@@ -286,14 +300,37 @@ export class RunExecutor implements OnApplicationShutdown {
         const now = Date.now();
         if (now - live.lastProgressAt < keepAliveMs) return;
         live.lastProgressAt = now;
-        void this.events.keepAlive(run.id, live.stepCount, live.turn);
+        void this.events.keepAlive(run.id, live.steps.stored, live.turn);
       },
     };
   }
 
-  /** Writes where the segment stopped under its lease (the settler); nothing when fenced out. */
-  private async finish(segment: Segment, outcome: RunOutcome, signal: AbortSignal): Promise<void> {
-    const { run, lease, configuration } = segment;
+  /**
+   * Writes where the segment stopped under its lease (the settler), with the steps it still
+   * kept, in one transaction; nothing when fenced out.
+   */
+  private async finish(
+    segment: Segment,
+    outcome: RunOutcome,
+    signal: AbortSignal,
+    steps: KeptSteps,
+  ): Promise<void> {
+    const settlement = this.settlementOf(segment, outcome);
+    if (!settlement) {
+      // why: a segment stopped by the shutdown gives its run back to the queue; a cancel
+      // settled the run (and announced it) before the loop noticed.
+      if (signal.reason === 'shutdown') await this.repository.requeue(segment.lease);
+      return;
+    }
+    await this.transactions.run(async (tx) => {
+      await steps.flush();
+      await this.settler.settleIn(tx, { lease: segment.lease }, settlement);
+    });
+  }
+
+  /** Where the outcome leaves the run; null for a cancel (nothing to settle here). */
+  private settlementOf(segment: Segment, outcome: RunOutcome): Settlement | null {
+    const { run, configuration } = segment;
     const counters = {
       iterations: outcome.iterations,
       promptTokens: outcome.usage.promptTokens,
@@ -303,41 +340,26 @@ export class RunExecutor implements OnApplicationShutdown {
       run.hadDecision || segment.decision !== undefined || segment.checkpoint.kind === 'decided';
     switch (outcome.kind) {
       case 'completed':
-        await this.settler.settle(
-          { lease },
-          {
-            kind: 'COMPLETED',
-            reason: outcome.terminationReason,
-            truncated: outcome.truncated,
-            storedAnswer: storedAnswer(configuration.privacyLevel, hadDecision, outcome.answer),
-            answer: outcome.answer,
-            counters,
-          },
-        );
-        return;
+        return {
+          kind: 'COMPLETED',
+          reason: outcome.terminationReason,
+          truncated: outcome.truncated,
+          storedAnswer: storedAnswer(configuration.privacyLevel, hadDecision, outcome.answer),
+          answer: outcome.answer,
+          counters,
+        };
       case 'suspended':
-        await this.settler.settle(
-          { lease },
-          {
-            kind: 'WAITING',
-            status: outcome.pending.kind === 'APPROVAL' ? 'WAITING_FOR_APPROVAL' : 'WAITING_FOR_INPUT',
-            checkpoint: this.vault.seal(run.id, { v: 1, kind: 'state', state: outcome.state }),
-            pending: outcome.pending,
-            counters,
-          },
-        );
-        return;
+        return {
+          kind: 'WAITING',
+          status: outcome.pending.kind === 'APPROVAL' ? 'WAITING_FOR_APPROVAL' : 'WAITING_FOR_INPUT',
+          checkpoint: this.vault.seal(run.id, { v: 1, kind: 'state', state: outcome.state }),
+          pending: outcome.pending,
+          counters,
+        };
       case 'failed':
-        await this.settler.settle(
-          { lease },
-          { kind: 'FAILED', reason: outcome.reason, message: outcome.message, counters },
-        );
-        return;
+        return { kind: 'FAILED', reason: outcome.reason, message: outcome.message, counters };
       case 'cancelled':
-        // why: a segment stopped by the shutdown gives its run back to the queue; a cancel
-        // settled the run (and announced it) before the loop noticed.
-        if (signal.reason === 'shutdown') await this.repository.requeue(lease);
-        return;
+        return null;
     }
   }
 
@@ -358,6 +380,17 @@ export class RunExecutor implements OnApplicationShutdown {
 function withContext(systemPrompt: string, note: string | undefined): string {
   if (!note) return systemPrompt;
   return systemPrompt.trim() === '' ? note : `${systemPrompt}\n\n${note}`;
+}
+
+/** The provider, storing the segment's kept steps before each call (the REQUEST step above all). */
+function storingFirst(provider: Provider, steps: KeptSteps): Provider {
+  return {
+    name: provider.name,
+    complete: async (request, options) => {
+      await steps.flush();
+      return provider.complete(request, options);
+    },
+  };
 }
 
 /** The tokens an LLM step reports (zero where a provider reported none). */

@@ -36,7 +36,7 @@ export type {
  */
 /**
  * The lease a step leaves behind (`$3`: the lease in seconds): renewed once half of it is used
- * up, else as it was (see `appendStep`).
+ * up, else as it was (see `stepsUnderLease`).
  */
 const RENEWED_LEASE = `CASE
     WHEN COALESCE(lease_expires_at, '-infinity') < now() + make_interval(secs => $3::float8 / 2)
@@ -102,43 +102,13 @@ export class RunsRepository {
     );
   }
 
-  /**
-   * Records one step under the lease: bumps `step_count` (the step's sequence), renews the
-   * lease once half of it is used up, and inserts the step, in one statement. Null when the
-   * lease was lost or the run is no longer RUNNING (cancelled, reaped): the caller must stop
-   * at once.
-   */
+  /** One step under the lease (`appendRunSteps`): its sequence, or null when the lease was lost. */
   async appendStep(lease: Lease, step: StoredStep, leaseSeconds: number): Promise<number | null> {
-    // why: one statement keeps the fencing check and the insert atomic without an explicit
-    // transaction, so a step costs one round trip and one commit.
-    // why: a step leaves lease_expires_at as it is while more than half of the lease is left
-    // (the executor's heartbeat renews it every third of the lease anyway): the run row then
-    // changes only in step_count, and PostgreSQL logs just the changed bytes of that HOT
-    // update instead of everything between step_count and lease_expires_at (the checkpoint).
-    const rows = await directQuery<{ sequence: number }>(
-      this.m(),
-      `WITH r AS (
-         UPDATE run SET step_count = step_count + 1, lease_expires_at = ${RENEWED_LEASE}
-          WHERE id = $1 AND lease_token = $2 AND status = 'RUNNING'
-          RETURNING step_count)
-       INSERT INTO run_step (run_id, sequence, kind, round, duration_ms, payload)
-       SELECT $1, r.step_count, $4, $5, $6, $7 FROM r
-       RETURNING sequence`,
-      [
-        lease.runId,
-        lease.token,
-        leaseSeconds,
-        step.kind,
-        step.round,
-        step.durationMs,
-        JSON.stringify(step.payload),
-      ],
-    );
-    return rows[0]?.sequence ?? null;
+    return (await this.appendRunSteps(lease, [step], leaseSeconds))?.[0] ?? null;
   }
 
   /**
-   * `appendStep` for several runs at once, one step each (distinct runs), in one statement: the
+   * `appendRunSteps` for several runs at once, one step each (distinct runs), in one statement: the
    * sequence each run's step got, by run id; a run missing from the map lost its lease or is no
    * longer RUNNING, and nothing was stored for it. why: a worker's pickup records the decision
    * steps of every run it took, and a statement costs the worker far more than a row.
@@ -178,9 +148,24 @@ export class RunsRepository {
   }
 
   /**
+   * Records steps of one run (in order) under its lease: bumps `step_count` (their sequences
+   * follow it), renews the lease once half of it is used up, and inserts the steps, in one
+   * statement. The steps' sequences, ascending; null when the lease was lost or the run is no
+   * longer RUNNING (cancelled, reaped): nothing was stored, and the caller must stop at once.
+   */
+  async appendRunSteps(
+    lease: Lease,
+    steps: readonly StoredStep[],
+    leaseSeconds: number,
+  ): Promise<number[] | null> {
+    if (steps.length === 0) return [];
+    return this.stepsUnderLease(lease, steps, leaseSeconds, '', []);
+  }
+
+  /**
    * Records a write call's steps (in order) and clears the run's pending effect, storing the
    * checkpoint after the write where one is given, in one statement under the lease (as
-   * `appendStep`). The steps' sequences, ascending; null when the lease was lost or the run is
+   * `appendRunSteps`). The steps' sequences, ascending; null when the lease was lost or the run is
    * no longer RUNNING: nothing was stored.
    */
   async completeEffect(
@@ -190,11 +175,34 @@ export class RunsRepository {
     checkpoint?: string,
   ): Promise<number[] | null> {
     if (steps.length === 0) throw new Error("completeEffect needs the call's steps");
+    return this.stepsUnderLease(
+      lease,
+      steps,
+      leaseSeconds,
+      ', pending_effect = NULL, checkpoint = COALESCE($8, checkpoint)',
+      [checkpoint ?? null],
+    );
+  }
+
+  /**
+   * Steps appended in order under the lease, with `alsoSet` (from `$8` on) in the same UPDATE.
+   * why: one statement keeps the fencing check and the insert atomic without an explicit
+   * transaction. It leaves lease_expires_at as it is while more than half of the lease is left
+   * (the executor's heartbeat renews it every third of the lease anyway): the run row then
+   * changes only in step_count, and PostgreSQL logs just the changed bytes of that HOT update
+   * instead of everything between step_count and lease_expires_at (the checkpoint).
+   */
+  private async stepsUnderLease(
+    lease: Lease,
+    steps: readonly StoredStep[],
+    leaseSeconds: number,
+    alsoSet: string,
+    alsoParams: unknown[],
+  ): Promise<number[] | null> {
     const rows = await directQuery<{ sequence: number }>(
       this.m(),
       `WITH r AS (
-         UPDATE run SET step_count = step_count + cardinality($4::text[]), lease_expires_at = ${RENEWED_LEASE},
-                        pending_effect = NULL, checkpoint = COALESCE($8, checkpoint)
+         UPDATE run SET step_count = step_count + cardinality($4::text[]), lease_expires_at = ${RENEWED_LEASE}${alsoSet}
           WHERE id = $1 AND lease_token = $2 AND status = 'RUNNING'
           RETURNING step_count)
        INSERT INTO run_step (run_id, sequence, kind, round, duration_ms, payload)
@@ -210,7 +218,7 @@ export class RunsRepository {
         steps.map((s) => s.round),
         steps.map((s) => s.durationMs),
         steps.map((s) => JSON.stringify(s.payload)),
-        checkpoint ?? null,
+        ...alsoParams,
       ],
     );
     return rows.length === 0 ? null : rows.map((r) => r.sequence).sort((a, b) => a - b);

@@ -1,0 +1,79 @@
+import { LeaseLostError, type Step } from '../../../agent';
+import type { TransactionRunner } from '../../../platform/database/transaction-runner';
+import type { Lease, RunsRepository } from '../persistence/runs.repository';
+
+interface Kept {
+  readonly stored: Step;
+  /** Tells the run's streams of the step, once it is stored (its sequence). */
+  announce?: (sequence: number) => Promise<void>;
+}
+
+/**
+ * The steps of one executing segment, written behind: a recorded step is kept in memory and
+ * stored with the next ones in one statement when the segment is about to do something the
+ * steps must precede (a model call, a tool's effect, its settle), so a round of a model call
+ * and a read costs one commit instead of three. Each step is announced to the run's streams
+ * only once it is stored. A segment that stops on a fault or a lost lease loses the steps it
+ * kept, which is what a crash a moment earlier would have left: the run continues from its
+ * last checkpoint either way (docs/run-lifecycle.md, "Steps").
+ */
+export class KeptSteps {
+  private kept: Kept[] = [];
+
+  constructor(
+    private readonly repository: RunsRepository,
+    private readonly transactions: TransactionRunner,
+    private readonly lease: Lease,
+    private readonly leaseSeconds: number,
+    /** The run's steps stored so far (its `step_count`). */
+    private storedCount: number,
+  ) {}
+
+  /** The steps stored so far; kept ones are not counted until they are stored. */
+  get stored(): number {
+    return this.storedCount;
+  }
+
+  /** Keeps a step to be stored with the next ones; the sequence it will get. */
+  keep(stored: Step): number {
+    this.kept.push({ stored });
+    return this.storedCount + this.kept.length;
+  }
+
+  /**
+   * Runs `announce` once the kept step with this sequence is stored. False when no kept step
+   * has it (it was stored by another write): the caller announces it itself.
+   */
+  announceWhenStored(sequence: number, announce: (sequence: number) => Promise<void>): boolean {
+    const entry = this.kept[sequence - this.storedCount - 1];
+    if (!entry) return false;
+    entry.announce = announce;
+    return true;
+  }
+
+  /**
+   * Stores the kept steps (one statement, fenced by the lease) and announces each after the
+   * commit: the caller's transaction's, where there is one. LeaseLostError: nothing stored.
+   */
+  async flush(): Promise<void> {
+    if (this.kept.length === 0) return;
+    const batch = this.kept;
+    this.kept = [];
+    const sequences = await this.repository.appendRunSteps(
+      this.lease,
+      batch.map((k) => k.stored),
+      this.leaseSeconds,
+    );
+    if (sequences === null) throw new LeaseLostError();
+    this.storedCount = sequences[sequences.length - 1]!;
+    batch.forEach((k, i) => {
+      const announce = k.announce;
+      if (announce) this.transactions.afterCommit(() => announce(sequences[i]!));
+    });
+  }
+
+  /** Counts steps another write stored under the lease (a write call's, with its effect). */
+  storedBy(sequences: readonly number[]): void {
+    if (sequences.length > 0) this.storedCount = sequences[sequences.length - 1]!;
+  }
+}
