@@ -53,14 +53,13 @@ describe("a run's steps: written behind, announced once stored", () => {
       return original(runId, step, status, turn);
     });
     const log = StatementLog.open();
-    let runId = '';
     try {
       const run = await startRun(t, 'alice', {
         configurationId: readThrice,
         prompt: 'Read',
         subjectPageId: page,
       });
-      runId = run.id;
+      const runId = run.id;
       const trace = collect<Frame>(t.ws('admin'), RUN_EVENTS, { runId });
       expect(await waitForRest(t, runId)).toBe('COMPLETED');
       await t.app.get(RunExecutor).settled(runId);

@@ -57,7 +57,7 @@ describe('KeptSteps', () => {
     expect(announced).toEqual([5]);
   });
 
-  it('leaves a step it does not keep to its caller, and counts steps another write stored', async () => {
+  it('leaves a step it does not keep to its caller, and counts steps another write stored', () => {
     const { kept } = rig();
     expect(kept.announceWhenStored(5, () => Promise.resolve())).toBe(false);
     kept.storedBy([5, 6]);
