@@ -6,6 +6,7 @@ import { QueuedRunPicker } from '../../src/modules/worker';
 import { decide, digestOf, receiptOf } from '../support/decisions';
 import { collect, demoIds, startRun, until, waitForRest } from '../support/runs';
 import { bootTestApp, TestApp } from '../support/test-app';
+import { itOnPostgres } from '../support/test-database';
 import type { RunEvent, RunStep } from '../support/generated/schema';
 
 const RUN_EVENTS = `subscription Trace($runId: ID!) { runEvents(runId: $runId) {
@@ -260,28 +261,34 @@ describe('reaper and queued-run pickup end to end', () => {
     expect(decision).toEqual({ outcome: 'FAILED' });
   });
 
-  it('requeues a run cut off inside a transactional call that never committed, and carries the call out', async () => {
-    const { tool, gate } = gatedWrite('record_in_run', 'transactional');
-    t.app.get<ToolRegistry>(AGENT_TOOLS).register(tool);
-    const id = await approvedCallOf('record_in_run', gate);
-    // why: a transactional effect is recorded with its write's mark, in the write's transaction;
-    // while the call is in flight (cut off below) nothing of it is committed.
-    expect(await runRow(t, id)).toMatchObject({ status: 'RUNNING', pending_effect: null });
-    await cutOff(t, id);
+  // why: the call is held open inside its write's transaction (one unit with its completion);
+  // the embedded database has one connection, which that transaction then holds, so neither the
+  // reaper nor this test could reach the database until the call ends. On PostgreSQL only.
+  itOnPostgres(
+    'requeues a run cut off inside a transactional call that never committed, and carries the call out',
+    async () => {
+      const { tool, gate } = gatedWrite('record_in_run', 'transactional');
+      t.app.get<ToolRegistry>(AGENT_TOOLS).register(tool);
+      const id = await approvedCallOf('record_in_run', gate);
+      // why: a transactional effect is recorded with its write's mark, in the write's transaction;
+      // while the call is in flight (cut off below) nothing of it is committed.
+      expect(await runRow(t, id)).toMatchObject({ status: 'RUNNING', pending_effect: null });
+      await cutOff(t, id);
 
-    // the reaper requeues it, the picker resumes the approved call from the checkpoint
-    expect(await waitForRest(t, id, 20_000)).toBe('COMPLETED');
-    gate.release();
-    await t.app.get(RunExecutor).settled(id);
-    expect(gate.executions).toBe(2);
-    expect(await runRow(t, id)).toMatchObject({
-      termination_reason: 'COMPLETED',
-      requeue_count: 1,
-      pending_effect: null,
-      lease_token: null,
-    });
-    expect((await stepsOf(t, id)).filter((s) => s.kind === 'TOOL')).toHaveLength(1);
-  });
+      // the reaper requeues it, the picker resumes the approved call from the checkpoint
+      expect(await waitForRest(t, id, 20_000)).toBe('COMPLETED');
+      gate.release();
+      await t.app.get(RunExecutor).settled(id);
+      expect(gate.executions).toBe(2);
+      expect(await runRow(t, id)).toMatchObject({
+        termination_reason: 'COMPLETED',
+        requeue_count: 1,
+        pending_effect: null,
+        lease_token: null,
+      });
+      expect((await stepsOf(t, id)).filter((s) => s.kind === 'TOOL')).toHaveLength(1);
+    },
+  );
 
   it('picks up queued runs at most WORKER_CONCURRENCY at once and completes them all', async () => {
     const quick = await upsertScripted(t, 'quick-answer', { rounds: [{ delayMs: 400, text: 'Done.' }] });
