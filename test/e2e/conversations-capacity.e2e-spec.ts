@@ -75,6 +75,8 @@ describe('chat turns without a worker process', () => {
     while (!settled && Date.now() < deadline) {
       const [run] = await t.dataSource.query('SELECT status FROM run WHERE id = $1', [waiting.lastRunId]);
       settled = run.status === 'COMPLETED';
+      // why: the embedded database has one connection; a poll without a pause would keep it.
+      if (!settled) await new Promise((r) => setTimeout(r, 5));
     }
     expect(settled).toBe(true);
     const roles = await t.dataSource.query(
