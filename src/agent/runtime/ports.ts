@@ -38,7 +38,10 @@ export interface AgentPorts {
   readonly content: ContentPort;
   /**
    * Persists one step, ALREADY privacy-filtered for storage (`AND lease_token = $mine`), and
-   * renews the lease. Throw `LeaseLostError` when the lease is gone.
+   * renews the lease. Throw `LeaseLostError` when the lease is gone. An implementation may
+   * keep the step and store it with later ones, as long as it is stored before the next
+   * provider call, the next `setPendingEffect` / `completeEffect`, and the run's settle, and
+   * `onStep`'s observers hear of it only once stored (the runs module's KeptSteps).
    */
   recordStep(stored: Step): Promise<StepReceipt | void>;
   /** The cancel check, asked at every step boundary; true stops the run as CANCELLED. */
