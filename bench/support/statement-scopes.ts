@@ -21,15 +21,17 @@ export const STATEMENTS_PER_DECISION_BOUNDS = {
    */
   inlineRequest: 9,
   /**
-   * P1: the continuation that request launched, up to the settle (demo-editor, one round): 12
+   * P1: the continuation that request launched, up to the settle (demo-editor, one round): 11
+   * since the settle's UPDATE stores the model's last step itself (`settleUnderLease`); 12
    * since a lone approved write checks the approved preview under its own lock instead of
    * re-reading it first; 13 since a run started over the API asks for no conversation when it
    * settles (`run.chat_turn`); 14 since a transactional write and its completion are one unit
    * of work; 15 while its write's mark recorded it, 20 before, 22 before that.
    */
-  inlineContinuation: 12,
+  inlineContinuation: 11,
   /**
-   * P4: one durable continuation, worker pickup to settle, averaged over a window: 13.4-13.7
+   * P4: one durable continuation, worker pickup to settle, averaged over a window: 12.6-12.8
+   * since its settle stores the model's last step in its own UPDATE (13.4-13.7 before); 13.4-13.7
    * since its write checks the approved preview (14.4-14.7 before, when the preview was read
    * again first); 14.5-14.8 since its settle asks for no conversation, its pickup reads no
    * skills and records the decision steps of all the runs it took in one statement, and a
@@ -38,7 +40,7 @@ export const STATEMENTS_PER_DECISION_BOUNDS = {
    * The bound leaves room for smaller pickups on a busier machine (a pass takes only the slots
    * that freed); pickups no longer batched fail it.
    */
-  durableContinuation: 15,
+  durableContinuation: 14,
 } as const;
 
 /**

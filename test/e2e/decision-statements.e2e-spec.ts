@@ -120,14 +120,15 @@ describe('decisions: the claim transaction', () => {
     const settle = log
       .transactions()
       .find((tx) => tx.some((s) => /^UPDATE decision SET outcome/.test(s.text)));
-    // why: the model's last step is stored with the settle, in its transaction (KeptSteps).
+    // why: the model's last step is stored by the settle's own UPDATE (a CTE under the same
+    // lease check), not by a statement of its own in the settle's transaction.
     expect(settle?.map(shape)).toEqual([
       'START TRANSACTION',
       'WITH UPDATE run',
-      'UPDATE run SET',
       'UPDATE decision SET',
       'COMMIT',
     ]);
+    expect(settle?.[1]?.text).toMatch(/finished_at = now\(\)[\s\S]*INSERT INTO run_step/);
     expect(log.statements.filter((s) => /FROM conversation\b/.test(s.text))).toEqual([]);
     const [row] = await t.dataSource.query(
       `SELECT seo_title FROM page_text WHERE page_id = $1 AND language_id = 0 AND workspace_id = 31`,

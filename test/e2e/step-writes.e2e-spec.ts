@@ -90,5 +90,7 @@ describe("a run's steps: written behind, announced once stored", () => {
     // the settle (the last LLM): 5.
     const stepWrites = log.statements.filter((s) => /INSERT INTO run_step/.test(s.text));
     expect(stepWrites).toHaveLength(5);
+    // why: the last of them is the settle itself: its UPDATE stores the last LLM step.
+    expect(stepWrites[4]?.text).toMatch(/status = \$3, termination_reason = \$4/);
   });
 });

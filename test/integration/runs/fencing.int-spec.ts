@@ -75,20 +75,27 @@ describe('a writer with a stale lease token', () => {
   });
 
   it('cannot suspend the run', async () => {
-    const suspended = await kit.repository.suspend(stale, {
-      status: 'WAITING_FOR_APPROVAL',
-      checkpoint: kit.vault.seal(stale.runId, { v: 1, kind: 'state', state: pausedState() }),
-      turn: 1,
-      turnDigest: 'b'.repeat(64),
-      counters: { iterations: 1, promptTokens: 1, completionTokens: 1 },
-    });
+    const suspended = await kit.repository.suspend(
+      stale,
+      {
+        status: 'WAITING_FOR_APPROVAL',
+        checkpoint: kit.vault.seal(stale.runId, { v: 1, kind: 'state', state: pausedState() }),
+        turn: 1,
+        turnDigest: 'b'.repeat(64),
+        counters: { iterations: 1, promptTokens: 1, completionTokens: 1 },
+      },
+      [step(3)],
+    );
     expect(suspended).toBeNull();
     await expectUnchanged();
   });
 
   it('cannot settle the run', async () => {
     expect(
-      await kit.repository.settle(stale, { status: 'COMPLETED', reason: 'COMPLETED', answer: 'stale' }),
+      await kit.repository.settle(stale, { status: 'COMPLETED', reason: 'COMPLETED', answer: 'stale' }, [
+        step(3),
+        step(4),
+      ]),
     ).toBeNull();
     expect(
       await kit.repository.settle(stale, { status: 'FAILED', reason: 'PROVIDER_FAILED', errorMessage: 'x' }),
@@ -99,14 +106,18 @@ describe('a writer with a stale lease token', () => {
   it('while the new holder continues the sequence and settles', async () => {
     expect(before).toMatchObject({ status: 'RUNNING', requeue_count: 1, lease_token: fresh.token });
     expect(await kit.repository.appendStep(fresh, step(3), LEASE_SECONDS)).toBe(3);
+    // why: the settle stores the segment's last steps in its own statement, after the stored ones.
     expect(
-      await kit.repository.settle(fresh, { status: 'COMPLETED', reason: 'COMPLETED', answer: 'fresh' }),
-    ).toMatchObject({ stepCount: 3 });
-    expect(await stepSequences(ds, stale.runId)).toEqual([1, 2, 3]);
+      await kit.repository.settle(fresh, { status: 'COMPLETED', reason: 'COMPLETED', answer: 'fresh' }, [
+        step(4),
+        step(5),
+      ]),
+    ).toMatchObject({ stepCount: 5 });
+    expect(await stepSequences(ds, stale.runId)).toEqual([1, 2, 3, 4, 5]);
     expect(await rowOf(ds, stale.runId)).toMatchObject({
       status: 'COMPLETED',
       answer: 'fresh',
-      step_count: 3,
+      step_count: 5,
     });
   });
 });

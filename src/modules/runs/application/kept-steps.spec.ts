@@ -1,7 +1,7 @@
 import { LeaseLostError, type Step } from '../../../agent';
 import type { TransactionRunner } from '../../../platform/database/transaction-runner';
 import type { RunsRepository } from '../persistence/runs.repository';
-import { KeptSteps } from './kept-steps';
+import { batchSteps, KeptSteps } from './kept-steps';
 
 const lease = { runId: 'r1', token: 't1', claimedBy: 'test' };
 const step = (kind: string): Step => ({ kind, round: 1, durationMs: 0, payload: {} }) as Step;
@@ -55,6 +55,24 @@ describe('KeptSteps', () => {
     await kept.flush();
     await Promise.all(afterCommit.map((effect) => effect()));
     expect(announced).toEqual([5]);
+  });
+
+  it('hands its kept steps to a write that stores them itself, then counts and announces them', async () => {
+    const { kept, writes, afterCommit } = rig();
+    const announced: number[] = [];
+    for (const kind of ['REQUEST', 'LLM']) {
+      kept.announceWhenStored(kept.keep(step(kind)), (n) => Promise.resolve(void announced.push(n)));
+    }
+    const batch = kept.take();
+    expect(batchSteps(batch).map((s) => s.kind)).toEqual(['REQUEST', 'LLM']);
+    // why: taken steps are the settle's to store: a flush meanwhile has nothing to write.
+    await kept.flush();
+    expect(writes).toEqual([]);
+    expect(afterCommit).toHaveLength(0);
+    kept.markStored(batch, 6);
+    expect(kept.stored).toBe(6);
+    await Promise.all(afterCommit.map((effect) => effect()));
+    expect(announced).toEqual([5, 6]);
   });
 
   it('leaves a step it does not keep to its caller, and counts steps another write stored', () => {

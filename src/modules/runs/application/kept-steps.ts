@@ -2,7 +2,10 @@ import { LeaseLostError, type Step } from '../../../agent';
 import type { TransactionRunner } from '../../../platform/database/transaction-runner';
 import type { Lease, RunsRepository } from '../persistence/runs.repository';
 
-interface Kept {
+/** Kept steps taken for a write that stores them itself (`KeptSteps.take`). */
+export type KeptBatch = readonly Kept[];
+
+export interface Kept {
   readonly stored: Step;
   /** Tells the run's streams of the step, once it is stored (its sequence). */
   announce?: (sequence: number) => Promise<void>;
@@ -56,19 +59,34 @@ export class KeptSteps {
    * commit: the caller's transaction's, where there is one. LeaseLostError: nothing stored.
    */
   async flush(): Promise<void> {
-    if (this.kept.length === 0) return;
+    const batch = this.take();
+    if (batch.length === 0) return;
+    const sequences = await this.repository.appendRunSteps(this.lease, batchSteps(batch), this.leaseSeconds);
+    if (sequences === null) throw new LeaseLostError();
+    this.markStored(batch, sequences[sequences.length - 1]!);
+  }
+
+  /**
+   * Takes the kept steps for a write that stores them in its own statement under the lease (the
+   * settle's); `markStored` once it did. A batch never stored is lost with the segment, as `flush`'s
+   * is on a lost lease.
+   */
+  take(): KeptBatch {
     const batch = this.kept;
     this.kept = [];
-    const sequences = await this.repository.appendRunSteps(
-      this.lease,
-      batch.map((k) => k.stored),
-      this.leaseSeconds,
-    );
-    if (sequences === null) throw new LeaseLostError();
-    this.storedCount = sequences[sequences.length - 1]!;
+    return batch;
+  }
+
+  /**
+   * Counts a taken batch as stored in order, its last step at sequence `last`, and announces
+   * each after the commit (the caller's transaction's, where there is one).
+   */
+  markStored(batch: KeptBatch, last: number): void {
+    this.storedCount = last;
+    const first = last - batch.length + 1;
     batch.forEach((k, i) => {
       const announce = k.announce;
-      if (announce) this.transactions.afterCommit(() => announce(sequences[i]!));
+      if (announce) this.transactions.afterCommit(() => announce(first + i));
     });
   }
 
@@ -76,4 +94,9 @@ export class KeptSteps {
   storedBy(sequences: readonly number[]): void {
     if (sequences.length > 0) this.storedCount = sequences[sequences.length - 1]!;
   }
+}
+
+/** What a write stores of a taken batch. */
+export function batchSteps(batch: KeptBatch): Step[] {
+  return batch.map((k) => k.stored);
 }

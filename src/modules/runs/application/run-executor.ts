@@ -5,9 +5,7 @@ import {
   LeaseLostError,
   resumeAgent,
   runAgent,
-  storedAnswer,
   type AgentPorts,
-  type Decision,
   type Provider,
   type RunContext,
   type RunOutcome,
@@ -21,32 +19,20 @@ import { APP_CONFIG } from '../../../config/config.module';
 import type { AuthUser } from '../../../platform/auth/auth-user';
 import { TransactionRunner } from '../../../platform/database/transaction-runner';
 import { PrincipalsService } from '../../auth';
-import type { ConfigurationSettings } from '../../configurations';
 import { PagesService } from '../../content';
-import type { Checkpoint } from '../core/checkpoint';
-import { Lease, RunsRepository } from '../persistence/runs.repository';
-import type { RunView } from '../core/run-view';
+import { RunsRepository } from '../persistence/runs.repository';
 import { AGENT_TOOLS } from './agent-tools';
 import { OwnerContentPort } from './content-port.adapter';
 import { RunEventsPublisher } from './run-events';
 import { Metrics } from '../../../platform/metrics/metrics';
-import { RunSettler, type Settlement } from './run-settler';
+import { RunSettler } from './run-settler';
+import { settlementOf, type Segment } from './segment';
 import { KeptSteps } from './kept-steps';
 import { AnswerStream, LiveAnswers } from './live-answers';
 import { StateVault } from './state-vault';
 import { RunBudget } from './run-budget';
 
-/** One segment of a run to execute under a lease: a start, or a continuation of a decision. */
-export interface Segment {
-  readonly lease: Lease;
-  readonly run: RunView;
-  readonly configuration: ConfigurationSettings;
-  readonly checkpoint: Checkpoint;
-  /** Who decided, as the model is told, for a continuation. */
-  readonly decision?: Decision;
-  /** The run's owner, where the launcher has loaded it already; else the segment loads it. */
-  readonly owner?: AuthUser;
-}
+export type { Segment } from './segment';
 
 interface Live {
   /** The segment's steps: stored, and kept to be stored with the next write (KeptSteps). */
@@ -307,7 +293,7 @@ export class RunExecutor implements OnApplicationShutdown {
 
   /**
    * Writes where the segment stopped under its lease (the settler), with the steps it still
-   * kept, in one transaction; nothing when fenced out.
+   * kept in the same statement, in one transaction; nothing when fenced out.
    */
   private async finish(
     segment: Segment,
@@ -315,52 +301,16 @@ export class RunExecutor implements OnApplicationShutdown {
     signal: AbortSignal,
     steps: KeptSteps,
   ): Promise<void> {
-    const settlement = this.settlementOf(segment, outcome);
+    const settlement = settlementOf(segment, outcome, this.vault);
     if (!settlement) {
       // why: a segment stopped by the shutdown gives its run back to the queue; a cancel
       // settled the run (and announced it) before the loop noticed.
       if (signal.reason === 'shutdown') await this.repository.requeue(segment.lease);
       return;
     }
-    await this.transactions.run(async (tx) => {
-      await steps.flush();
-      await this.settler.settleIn(tx, { lease: segment.lease }, settlement);
-    });
-  }
-
-  /** Where the outcome leaves the run; null for a cancel (nothing to settle here). */
-  private settlementOf(segment: Segment, outcome: RunOutcome): Settlement | null {
-    const { run, configuration } = segment;
-    const counters = {
-      iterations: outcome.iterations,
-      promptTokens: outcome.usage.promptTokens,
-      completionTokens: outcome.usage.completionTokens,
-    };
-    const hadDecision =
-      run.hadDecision || segment.decision !== undefined || segment.checkpoint.kind === 'decided';
-    switch (outcome.kind) {
-      case 'completed':
-        return {
-          kind: 'COMPLETED',
-          reason: outcome.terminationReason,
-          truncated: outcome.truncated,
-          storedAnswer: storedAnswer(configuration.privacyLevel, hadDecision, outcome.answer),
-          answer: outcome.answer,
-          counters,
-        };
-      case 'suspended':
-        return {
-          kind: 'WAITING',
-          status: outcome.pending.kind === 'APPROVAL' ? 'WAITING_FOR_APPROVAL' : 'WAITING_FOR_INPUT',
-          checkpoint: this.vault.seal(run.id, { v: 1, kind: 'state', state: outcome.state }),
-          pending: outcome.pending,
-          counters,
-        };
-      case 'failed':
-        return { kind: 'FAILED', reason: outcome.reason, message: outcome.message, counters };
-      case 'cancelled':
-        return null;
-    }
+    await this.transactions.run((tx) =>
+      this.settler.settleIn(tx, { lease: segment.lease }, settlement, steps),
+    );
   }
 
   /** A fault (not a provider failure): the run fails rather than staying RUNNING. */

@@ -3,7 +3,14 @@ import type { PendingTurn } from '../../../agent';
 import type { ErrorCode } from '../../../common/error-codes';
 import { TransactionRunner, type Tx } from '../../../platform/database/transaction-runner';
 import type { RunStatus, TerminationReason } from '../core/run-status';
-import { RunsRepository, type Counters, type Lease, type SettledRow } from '../persistence/runs.repository';
+import {
+  RunsRepository,
+  type Counters,
+  type Lease,
+  type SettledRow,
+  type StoredStep,
+} from '../persistence/runs.repository';
+import { batchSteps, type KeptSteps } from './kept-steps';
 import { RunReapingRepository, type ReapedRun } from '../persistence/run-reaping.repository';
 import { RunEventsPublisher, type TraceEvent } from './run-events';
 import { RunSettlements, type RunSettled } from './run-settlements';
@@ -70,11 +77,22 @@ export class RunSettler {
     return this.transactions.run((tx) => this.settleIn(tx, guard, settlement));
   }
 
-  /** Settles inside the caller's transaction; listeners and subscribers hear of it after its commit. */
-  async settleIn(tx: Tx, guard: SettleGuard, settlement: Settlement): Promise<SettledRow | null> {
+  /**
+   * Settles inside the caller's transaction; listeners and subscribers hear of it after its
+   * commit. `kept`: the executing segment's steps not stored yet, stored by the same statement
+   * under the lease and announced before the settle.
+   */
+  async settleIn(
+    tx: Tx,
+    guard: SettleGuard,
+    settlement: Settlement,
+    kept?: KeptSteps,
+  ): Promise<SettledRow | null> {
     const runId = 'lease' in guard ? guard.lease.runId : guard.runId;
-    const row = await this.write(tx, guard, settlement);
+    const batch = kept?.take() ?? [];
+    const row = await this.write(guard, settlement, batchSteps(batch));
     if (!row) return null;
+    if (batch.length > 0) kept?.markStored(batch, row.stepCount);
     const event = settledEvent(runId, settlement, row);
     if (row.hadDecision) await this.settlements.keepDecision(event);
     await this.settlements.notify(event);
@@ -108,8 +126,13 @@ export class RunSettler {
     });
   }
 
-  private async write(tx: Tx, guard: SettleGuard, s: Settlement): Promise<SettledRow | null> {
+  private async write(
+    guard: SettleGuard,
+    s: Settlement,
+    steps: readonly StoredStep[],
+  ): Promise<SettledRow | null> {
     if (!('lease' in guard)) {
+      if (steps.length > 0) throw new Error("a segment's steps are stored under its lease");
       if (s.kind === 'CANCELLED') return this.repository.cancel(guard.runId, guard.from);
       if (s.kind !== 'FAILED') throw new Error(`a ${s.kind} settle needs the run's lease`);
       return this.repository.settleFrom(guard.runId, guard.from, {
@@ -121,29 +144,37 @@ export class RunSettler {
     const { lease } = guard;
     switch (s.kind) {
       case 'COMPLETED':
-        return this.repository.settle(lease, {
-          status: 'COMPLETED',
-          reason: s.reason,
-          truncated: s.truncated,
-          answer: s.storedAnswer,
-          counters: s.counters,
-        });
+        return this.repository.settle(
+          lease,
+          {
+            status: 'COMPLETED',
+            reason: s.reason,
+            truncated: s.truncated,
+            answer: s.storedAnswer,
+            counters: s.counters,
+          },
+          steps,
+        );
       case 'FAILED':
-        return this.repository.settle(lease, {
-          status: 'FAILED',
-          reason: s.reason,
-          errorMessage: s.message,
-          counters: s.counters,
-        });
+        return this.repository.settle(
+          lease,
+          { status: 'FAILED', reason: s.reason, errorMessage: s.message, counters: s.counters },
+          steps,
+        );
       case 'WAITING':
-        return this.repository.suspend(lease, {
-          status: s.status,
-          checkpoint: s.checkpoint,
-          turn: s.pending.turn,
-          turnDigest: s.pending.digest,
-          counters: s.counters,
-        });
+        return this.repository.suspend(
+          lease,
+          {
+            status: s.status,
+            checkpoint: s.checkpoint,
+            turn: s.pending.turn,
+            turnDigest: s.pending.digest,
+            counters: s.counters,
+          },
+          steps,
+        );
       case 'HANDED_BACK':
+        if (steps.length > 0) throw new Error('a hand-back stores no steps');
         return this.repository.handBack(lease, s.status, s.checkpoint, s.code);
       case 'CANCELLED':
         throw new Error('a cancel is guarded on the statuses it may cancel, not on a lease');

@@ -135,3 +135,43 @@ export async function settledRow(
     }
   );
 }
+
+/**
+ * A settling UPDATE under the lease (`$1` the run, `$2` its token; `set` starts at `$3`) that
+ * also appends the segment's last kept steps after the stored ones, in the same statement.
+ * why: a segment's last round would otherwise store its steps in a statement of its own inside
+ * the settle's transaction; here the steps and the settle stand or fall together, fenced by the
+ * same lease check (steps of a fenced-out process are never stored).
+ */
+export async function settleUnderLease(
+  manager: EntityManager,
+  lease: Lease,
+  set: string,
+  params: unknown[],
+  steps: readonly StoredStep[],
+): Promise<SettledRow | null> {
+  const k = params.length + 3;
+  const kinds = `$${k}::text[]`;
+  return settledRow(
+    manager,
+    `WITH r AS (
+       UPDATE run SET ${set}, step_count = step_count + cardinality(${kinds}), ${CLEAR_LEASE}
+        WHERE id = $1 AND lease_token = $2 AND status = 'RUNNING'
+        ${SETTLED_ROW}),
+     s AS (
+       INSERT INTO run_step (run_id, sequence, kind, round, duration_ms, payload)
+       SELECT $1, r.step_count - cardinality(${kinds}) + s.n, s.kind, s.round, s.duration_ms, s.payload
+         FROM r, unnest(${kinds}, $${k + 1}::int[], $${k + 2}::int[], $${k + 3}::jsonb[])
+                 WITH ORDINALITY AS s(kind, round, duration_ms, payload, n))
+     SELECT * FROM r`,
+    [
+      lease.runId,
+      lease.token,
+      ...params,
+      steps.map((s) => s.kind),
+      steps.map((s) => s.round),
+      steps.map((s) => s.durationMs),
+      steps.map((s) => JSON.stringify(s.payload)),
+    ],
+  );
+}

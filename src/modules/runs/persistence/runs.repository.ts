@@ -8,6 +8,7 @@ import {
   CLEAR_LEASE,
   SETTLED_ROW,
   settledRow,
+  settleUnderLease,
   type Lease,
   type NewRun,
   type SettledRow,
@@ -278,18 +279,19 @@ export class RunsRepository {
    * RUNNING -> WAITING_*: state written, claim and lease cleared. An approval wait gets its
    * deadline from the configuration's timeout, timed by PostgreSQL (null: no deadline).
    */
-  async suspend(lease: Lease, write: SuspendWrite): Promise<SettledRow | null> {
-    return settledRow(
+  async suspend(
+    lease: Lease,
+    write: SuspendWrite,
+    steps: readonly StoredStep[] = [],
+  ): Promise<SettledRow | null> {
+    return settleUnderLease(
       this.m(),
-      `UPDATE run SET status = $3, checkpoint = $4, turn = $5, turn_digest = $6, waiting_since = now(),
-              expires_at = CASE WHEN $3::varchar = 'WAITING_FOR_APPROVAL' THEN (SELECT now() + make_interval(secs => c.approval_timeout_seconds)
-                FROM configuration c WHERE c.id = run.configuration_id) END,
-              iterations = $7, prompt_tokens = $8, completion_tokens = $9, pending_effect = NULL, ${CLEAR_LEASE}
-        WHERE id = $1 AND lease_token = $2 AND status = 'RUNNING'
-        ${SETTLED_ROW}`,
+      lease,
+      `status = $3, checkpoint = $4, turn = $5, turn_digest = $6, waiting_since = now(),
+       expires_at = CASE WHEN $3::varchar = 'WAITING_FOR_APPROVAL' THEN (SELECT now() + make_interval(secs => c.approval_timeout_seconds)
+         FROM configuration c WHERE c.id = run.configuration_id) END,
+       iterations = $7, prompt_tokens = $8, completion_tokens = $9, pending_effect = NULL`,
       [
-        lease.runId,
-        lease.token,
         write.status,
         write.checkpoint,
         write.turn,
@@ -298,22 +300,27 @@ export class RunsRepository {
         write.counters.promptTokens,
         write.counters.completionTokens,
       ],
+      steps,
     );
   }
 
-  /** RUNNING -> terminal under the lease; clears state, claim and lease. */
-  async settle(lease: Lease, write: SettleWrite): Promise<SettledRow | null> {
-    return settledRow(
+  /**
+   * RUNNING -> terminal under the lease; clears state, claim and lease. `steps`: the segment's
+   * last ones, stored in the same statement (`settleUnderLease`); `suspend` likewise.
+   */
+  async settle(
+    lease: Lease,
+    write: SettleWrite,
+    steps: readonly StoredStep[] = [],
+  ): Promise<SettledRow | null> {
+    return settleUnderLease(
       this.m(),
-      `UPDATE run SET status = $3, termination_reason = $4, truncated = $5, answer = $6, error_message = $7,
-              iterations = COALESCE($8, iterations), prompt_tokens = COALESCE($9, prompt_tokens),
-              completion_tokens = COALESCE($10, completion_tokens),
-              finished_at = now(), checkpoint = NULL, turn_digest = NULL, pending_effect = NULL, ${CLEAR_LEASE}
-        WHERE id = $1 AND lease_token = $2 AND status = 'RUNNING'
-        ${SETTLED_ROW}`,
+      lease,
+      `status = $3, termination_reason = $4, truncated = $5, answer = $6, error_message = $7,
+       iterations = COALESCE($8, iterations), prompt_tokens = COALESCE($9, prompt_tokens),
+       completion_tokens = COALESCE($10, completion_tokens),
+       finished_at = now(), checkpoint = NULL, turn_digest = NULL, pending_effect = NULL`,
       [
-        lease.runId,
-        lease.token,
         write.status,
         write.reason,
         write.truncated ?? false,
@@ -323,6 +330,7 @@ export class RunsRepository {
         write.counters?.promptTokens ?? null,
         write.counters?.completionTokens ?? null,
       ],
+      steps,
     );
   }
 
