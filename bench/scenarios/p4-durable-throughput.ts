@@ -8,28 +8,24 @@ import { RunExecutor, StateVault } from '../../src/modules/runs';
 import { QueuedRunPicker } from '../../src/modules/worker';
 import { bootApp, type BenchApp } from '../support/app';
 import { ClaimLoop, type ClaimLoopSample } from '../support/claim-loop';
-import {
-  GRAPHILE_VERSION,
-  GraphilePeer,
-  graphileFigures,
-  type GraphileSample,
-} from '../support/graphile-peer';
+import { GRAPHILE_VERSION, GraphilePeer, type GraphileSample } from '../support/graphile-peer';
 import { approveAll, auditContinuations, cloneWaitingRuns, installPageWriteLog } from '../support/clones';
 import { profile, reportProfile } from '../support/cpu-profile';
 import { withBenchDatabase, type BenchDatabase } from '../support/database';
 import { describeEnvironment, type BenchOptions } from '../support/env';
 import { upsertScriptedConfiguration } from '../support/fixtures';
 import { rawClient } from '../support/pg';
-import { QueryCounter, type QueryCount } from '../support/query-counter';
+import { QueryCounter } from '../support/query-counter';
 import {
   scopeContinuations,
   statementBoundCheck,
   STATEMENTS_PER_DECISION_BOUNDS,
 } from '../support/statement-scopes';
-import { checkAll, type Check, type Figure } from '../support/report';
+import { checkAll, type Check } from '../support/report';
 import { startRun, waitForRest } from '../support/runs';
-import { ratio, sleep, summarize } from '../support/stats';
+import { sleep } from '../support/stats';
 import type { Scenario, ScenarioOutcome } from '../scenario';
+import { figures, statementShapes, type Window } from './p4-figures';
 
 interface Plan {
   readonly reps: number;
@@ -69,21 +65,6 @@ interface Rig {
   readonly decided: string[];
   readonly queries: QueryCounter;
   nextWorkspace: number;
-}
-
-interface Window {
-  readonly rep: number;
-  readonly completed: number;
-  readonly seconds: number;
-  readonly perSecond: number;
-  /** Recorded decisions still waiting when the window closed (0: the backlog ran dry). */
-  readonly backlogLeft: number;
-  readonly backlogAtStart: number;
-  /** Continuations claimed from the picker's start until every segment ended. */
-  readonly claimed: number;
-  /** Statements of the app's pool over the same span (pickup, continuations, heartbeats). */
-  readonly statements: QueryCount;
-  readonly statementsPerContinuation: number;
 }
 
 async function prepareRig(db: BenchDatabase, plan: Plan): Promise<Rig> {
@@ -311,47 +292,6 @@ async function checks(
   };
 }
 
-function figures(ours: Window[], raw: readonly ClaimLoopSample[], peer: readonly GraphileSample[]): Figure[] {
-  const ratios = ours.map((w, i) => ratio(w.perSecond, raw[i]!.perSecond));
-  const r = summarize(ratios);
-  const peerFigures = graphileFigures(
-    ours.map((w) => w.perSecond),
-    raw.map((x) => x.perSecond),
-    peer,
-    CONCURRENCY,
-  );
-  return [
-    {
-      name: `durable continuations per second (worker concurrency ${CONCURRENCY})`,
-      unit: '/s',
-      ours: summarize(ours.map((w) => w.perSecond)),
-      baseline: {
-        label: `raw SKIP LOCKED claim + complete, ${CONCURRENCY} clients`,
-        value: summarize(raw.map((s) => s.perSecond)),
-      },
-      ratio: r,
-      target: { text: '>= 0.5x', met: r.median >= 0.5 },
-    },
-    ...peerFigures,
-  ];
-}
-
-/** Statements per durable continuation by scope and shape, over every window. */
-function statementShapes(ours: readonly Window[]) {
-  const claimed = Math.max(
-    1,
-    ours.reduce((n, w) => n + w.claimed, 0),
-  );
-  const out: Record<string, Record<string, number>> = {};
-  for (const w of ours) {
-    for (const [scope, count] of Object.entries(w.statements.scopes)) {
-      const shapes = (out[scope] ??= {});
-      for (const q of count.byShape) shapes[q.shape] = (shapes[q.shape] ?? 0) + q.count / claimed;
-    }
-  }
-  return { bounds: STATEMENTS_PER_DECISION_BOUNDS, claimed, byScope: out };
-}
-
 async function run(options: BenchOptions): Promise<ScenarioOutcome> {
   const plan = options.quick ? QUICK_PLAN : FULL_PLAN;
   return withBenchDatabase(options.databaseUrl, 'p4', async (db) => {
@@ -377,7 +317,7 @@ async function run(options: BenchOptions): Promise<ScenarioOutcome> {
         database: db.name,
         environment,
         checks: list,
-        figures: figures(ours, raw, peer),
+        figures: figures(ours, raw, peer, CONCURRENCY),
         details: {
           plan: { ...plan, concurrency: CONCURRENCY, bus: 'in-memory' },
           continuation:

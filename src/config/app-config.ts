@@ -124,8 +124,6 @@ export class ConfigError extends Error {
  * names every bad variable.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
-  const known = Object.keys(new EnvSchema());
-  void known;
   const raw = plainToInstance(EnvSchema, { ...env }, { enableImplicitConversion: false });
   const errors = validateSync(raw, { whitelist: false, forbidUnknownValues: false });
   if (errors.length > 0) {

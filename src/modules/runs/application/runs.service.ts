@@ -1,27 +1,15 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { RunReadsRepository } from '../persistence/run-reads.repository';
 import { randomUUID } from 'node:crypto';
-import {
-  StateUnreadableError,
-  type ForcedSkill,
-  type HistoryMessage,
-  type PendingTurn,
-} from '../../../agent';
-import type { AuthUser } from '../../../platform/auth/auth-user';
+import { StateUnreadableError, type PendingTurn } from '../../../agent';
 import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
 import { RequestContext } from '../../../platform/auth/request-context';
 import { parseSerialId, parseUuid } from '../../../common/ids';
 import { decodeCursor, encodeCursor } from '../../../common/cursor';
 import { badInput, forbidden, notFound, Refusal } from '../../../common/refusal';
-import { clampMaxIterations, ConfigurationsService, type ConfigurationView } from '../../configurations';
-import {
-  resolveProcess,
-  type DropReason,
-  type ProcessPin,
-  type ProcessVersionFacts,
-  type SkillInvocation,
-} from '../core/process-resolution';
+import { clampMaxIterations, ConfigurationsService } from '../../configurations';
+import { resolveProcess } from '../core/process-resolution';
 import { mayShowPage, PageAccessLookup, PagesService } from '../../content';
 import { callsForViewer, pendingPageIds } from '../core/pending-visibility';
 import { mayKnowRun, runAccess } from '../core/run-access.policy';
@@ -36,49 +24,10 @@ import { StateVault } from './state-vault';
 import { RunSettler } from './run-settler';
 import { TransactionRunner, type Tx } from '../../../platform/database/transaction-runner';
 import { RunAdmission } from './run-admission';
+import type { QueuedTurn, StartRunCommand, TurnCommand } from './run-commands';
 import { QueuedRuns } from './queued-runs';
 
-export interface StartRunCommand {
-  readonly configurationId: string;
-  readonly prompt: string;
-  readonly subjectPageId?: string | null;
-  readonly subjectLanguageId?: number | null;
-  readonly maxIterations?: number | null;
-  readonly workspaceId?: number | null;
-}
-
-/** One chat turn as a queued run (docs/chat-and-skills.md). */
-export interface TurnCommand {
-  readonly owner: AuthUser;
-  /** The chat configuration, already checked (active, usable). */
-  readonly configuration: ConfigurationView;
-  readonly prompt: string;
-  /** Earlier messages of the conversation (users' and the assistant's; never notices). */
-  readonly messages: readonly HistoryMessage[];
-  /** Non-process skills as fenced reference data. */
-  readonly skills: readonly ForcedSkill[];
-  /** Added to the system prompt: the page and language the turn is about. */
-  readonly contextNote: string;
-  readonly subjectPageId: number | null;
-  readonly subjectLanguageId: number | null;
-  /** A process skill started by this turn (no predecessor then). */
-  readonly invocation: SkillInvocation | null;
-  readonly predecessorRunId: string | null;
-  /**
-   * Skill ids in the turn's catalogue now, to their approved version ids: a pinned skill
-   * outside it was detached.
-   */
-  readonly catalogueVersions: ReadonlyMap<number, number>;
-  /** The skill versions the turn may pin or continue with (the invoked one, the predecessor's). */
-  readonly versions: ReadonlyMap<number, ProcessVersionFacts>;
-}
-
-/** What queuing a turn decided. */
-export interface QueuedTurn {
-  readonly runId: string;
-  readonly processPin: ProcessPin | null;
-  readonly droppedProcess: { readonly reason: DropReason } | null;
-}
+export type { QueuedTurn, StartRunCommand, TurnCommand } from './run-commands';
 
 /** The pending turn of a waiting run as a viewer may see it. */
 export interface PendingView extends PendingTurn {
@@ -283,7 +232,6 @@ export class RunsService {
     return this.reads.findById(id);
   }
 
-  /** Waiting runs, oldest wait first, of one owner or (null) of everyone; no access check. */
   /** Runs by id, no access check. */
   async findRunsByIds(ids: readonly string[]): Promise<RunView[]> {
     return this.reads.findByIds(ids);

@@ -1,0 +1,70 @@
+// P4's figures, from the windows its scenario measured.
+import type { ClaimLoopSample } from '../support/claim-loop';
+import { graphileFigures, type GraphileSample } from '../support/graphile-peer';
+import type { QueryCount } from '../support/query-counter';
+import type { Figure } from '../support/report';
+import { STATEMENTS_PER_DECISION_BOUNDS } from '../support/statement-scopes';
+import { ratio, summarize } from '../support/stats';
+
+/** One measured window of the worker. */
+export interface Window {
+  readonly rep: number;
+  readonly completed: number;
+  readonly seconds: number;
+  readonly perSecond: number;
+  /** Recorded decisions still waiting when the window closed (0: the backlog ran dry). */
+  readonly backlogLeft: number;
+  readonly backlogAtStart: number;
+  /** Continuations claimed from the picker's start until every segment ended. */
+  readonly claimed: number;
+  /** Statements of the app's pool over the same span (pickup, continuations, heartbeats). */
+  readonly statements: QueryCount;
+  readonly statementsPerContinuation: number;
+}
+
+/** The throughput figure beside the raw loop, then graphile-worker's where it ran. */
+export function figures(
+  ours: readonly Window[],
+  raw: readonly ClaimLoopSample[],
+  peer: readonly GraphileSample[],
+  concurrency: number,
+): Figure[] {
+  const ratios = ours.map((w, i) => ratio(w.perSecond, raw[i]!.perSecond));
+  const r = summarize(ratios);
+  const peerFigures = graphileFigures(
+    ours.map((w) => w.perSecond),
+    raw.map((x) => x.perSecond),
+    peer,
+    concurrency,
+  );
+  return [
+    {
+      name: `durable continuations per second (worker concurrency ${concurrency})`,
+      unit: '/s',
+      ours: summarize(ours.map((w) => w.perSecond)),
+      baseline: {
+        label: `raw SKIP LOCKED claim + complete, ${concurrency} clients`,
+        value: summarize(raw.map((s) => s.perSecond)),
+      },
+      ratio: r,
+      target: { text: '>= 0.5x', met: r.median >= 0.5 },
+    },
+    ...peerFigures,
+  ];
+}
+
+/** Statements per durable continuation by scope and shape, over every window. */
+export function statementShapes(ours: readonly Window[]) {
+  const claimed = Math.max(
+    1,
+    ours.reduce((n, w) => n + w.claimed, 0),
+  );
+  const out: Record<string, Record<string, number>> = {};
+  for (const w of ours) {
+    for (const [scope, count] of Object.entries(w.statements.scopes)) {
+      const shapes = (out[scope] ??= {});
+      for (const q of count.byShape) shapes[q.shape] = (shapes[q.shape] ?? 0) + q.count / claimed;
+    }
+  }
+  return { bounds: STATEMENTS_PER_DECISION_BOUNDS, claimed, byScope: out };
+}
