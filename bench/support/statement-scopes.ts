@@ -31,7 +31,8 @@ export const STATEMENTS_PER_DECISION_BOUNDS = {
   inlineContinuation: 11,
   /**
    * P4: one durable continuation, worker pickup to settle, averaged over a window: 12.6-12.8
-   * since its settle stores the model's last step in its own UPDATE (13.4-13.7 before); 13.4-13.7
+   * in quick windows, 11.7-11.9 in full ones (larger pickups), since its settle stores the
+   * model's last step in its own UPDATE (13.4-13.7 before); 13.4-13.7
    * since its write checks the approved preview (14.4-14.7 before, when the preview was read
    * again first); 14.5-14.8 since its settle asks for no conversation, its pickup reads no
    * skills and records the decision steps of all the runs it took in one statement, and a
