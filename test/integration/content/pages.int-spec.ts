@@ -393,6 +393,55 @@ describe('PagesService on a real database', () => {
     });
   });
 
+  itOnPostgres(
+    'lets first writes into other workspaces of a page pass an open one, and holds a live edit until it commits',
+    async () => {
+      const blocked = Symbol('still waiting');
+      const within = async <T>(work: Promise<T>, ms: number): Promise<T | typeof blocked> => {
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<typeof blocked>((r) => (timer = setTimeout(() => r(blocked), ms)));
+        try {
+          return await Promise.race([work, late]);
+        } finally {
+          clearTimeout(timer);
+        }
+      };
+      const firstWrite = (workspaceId: number, title: string) =>
+        pages.updateText(users.alice!, { pageId: ids.Products!, languageId: 0, workspaceId, title });
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      let opened!: () => void;
+      const open = new Promise<void>((r) => (opened = r));
+      // A first write into workspace 21 whose transaction stays open (the live row under its lock).
+      const holder = new TransactionRunner(ds).run(async () => {
+        await firstWrite(21, 'Products (21)');
+        opened();
+        await held;
+      });
+      await open;
+
+      const other = await within(firstWrite(22, 'Products (22)'), 5_000);
+      expect(other).not.toBe(blocked);
+      expect(await textRow(ids.Products!, 0, 22)).toMatchObject({ title: 'Products (22)' });
+
+      const liveEdit = pages.updateText(users.admin!, {
+        pageId: ids.Products!,
+        languageId: 0,
+        workspaceId: 0,
+        seoDescription: 'Live, after the drafts',
+      });
+      expect(await within(liveEdit, 300)).toBe(blocked);
+      release();
+      await holder;
+      await liveEdit;
+      expect(await textRow(ids.Products!, 0, 21)).toMatchObject({
+        title: 'Products (21)',
+        seo_description: null,
+      });
+      expect(await textRow(ids.Products!, 0, 0)).toMatchObject({ seo_description: 'Live, after the drafts' });
+    },
+  );
+
   itOnPostgres('lets two concurrent first writes into one workspace both land', async () => {
     const before = await countTexts();
     const results = await Promise.all([

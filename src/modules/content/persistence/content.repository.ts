@@ -25,17 +25,26 @@ const SITE_LANGUAGE_IDS = `COALESCE((SELECT array_agg(l.language_id ORDER BY l.l
 
 /**
  * A page (`$1`) with its text in one language (`$2`): the workspace's (`$3`) own row, else the
- * live one. `languages` adds the site's language ids; `lock` takes a row lock on the text row
- * it returns (inside the caller's transaction). One text per variant, so each is prepared.
+ * live one. `languages` adds the site's language ids. `lock` locks the row the text comes from
+ * inside the caller's transaction: the workspace's own row for update (the write replaces it),
+ * else the live row for share. why: a first write into a workspace only copies live, so live
+ * must not change under it, but first writes into other workspaces of the same page need not
+ * wait for it (with an update lock on live they queued behind one another's commits). One
+ * text per variant, so each is prepared.
  */
 function pageWithTextSql(languages: boolean, lock: boolean): string {
+  const text = (column: string) =>
+    `CASE WHEN w.workspace_id IS NOT NULL THEN w.${column} ELSE l.${column} END`;
   return `SELECT p.id, p.parent_id, p.site_id, p.slug, p.sorting, p.rootline,${languages ? ` ${SITE_LANGUAGE_IDS},` : ''}
-              t.workspace_id AS t_workspace_id, t.title, t.body, t.seo_title, t.seo_description
+              COALESCE(w.workspace_id, l.workspace_id) AS t_workspace_id, ${text('title')} AS title,
+              ${text('body')} AS body, ${text('seo_title')} AS seo_title, ${text('seo_description')} AS seo_description
          FROM page p
          LEFT JOIN LATERAL (
            SELECT workspace_id, title, body, seo_title, seo_description FROM page_text
-            WHERE page_id = p.id AND language_id = $2 AND workspace_id IN ($3, 0)
-            ORDER BY workspace_id = $3 DESC LIMIT 1${lock ? ' FOR UPDATE' : ''}) t ON true
+            WHERE page_id = p.id AND language_id = $2 AND workspace_id = $3${lock ? ' FOR UPDATE' : ''}) w ON true
+         LEFT JOIN LATERAL (
+           SELECT workspace_id, title, body, seo_title, seo_description FROM page_text
+            WHERE page_id = p.id AND language_id = $2 AND workspace_id = 0 AND w.workspace_id IS NULL${lock ? ' FOR SHARE' : ''}) l ON true
         WHERE p.id = $1`;
 }
 
@@ -236,7 +245,7 @@ export class ContentRepository {
 
   /**
    * As `findPageWithText`, with the page's site language ids (what the content policies need
-   * to judge a write), in one statement; `lock` locks the text row it returns (FOR UPDATE),
+   * to judge a write), in one statement; `lock` locks the text row it returns (see `pageWithTextSql`),
    * inside the caller's transaction. Null for an unknown page.
    */
   async findPageAccessWithText(
