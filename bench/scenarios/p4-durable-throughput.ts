@@ -1,6 +1,7 @@
 // P4 (docs/benchmarks.md): durable throughput. Recorded decisions (approveRun on the
 // DURABLE path through the API) carried out by the worker (claim, the approved write, one
-// scripted round, persist, publish, settle) with WORKER_CONCURRENCY=10, in windows
+// scripted round, persist, publish, settle) with WORKER_CONCURRENCY=10 and WORKER_PREFETCH=10
+// (BENCH_P4_PREFETCH overrides the latter, e.g. 0 for the default), in windows
 // interleaved with a pgbench-style raw SKIP LOCKED claim + complete loop of 10 raw clients on
 // the same database.
 import type { Client } from 'pg';
@@ -38,6 +39,8 @@ interface Plan {
 }
 
 const CONCURRENCY = 10;
+/** Runs the worker claims ahead of its free slots (WORKER_PREFETCH); BENCH_P4_PREFETCH=0 for the default. */
+const PREFETCH = Number(process.env.BENCH_P4_PREFETCH ?? CONCURRENCY);
 // why: 6 x 10 s is the design's 60 s of worker time, in windows interleaved with the baseline.
 const FULL_PLAN: Plan = { reps: 6, oursMs: 10_000, rawMs: 10_000, peerMs: 10_000 };
 // why: CI runs --quick; 5 x (1.2 s + 0.8 s) plus the set-up stays near 20 s on a loaded machine.
@@ -79,6 +82,7 @@ async function prepareRig(db: BenchDatabase, plan: Plan): Promise<Rig> {
   const app = await bootApp(db, {
     env: {
       WORKER_CONCURRENCY: String(CONCURRENCY),
+      WORKER_PREFETCH: String(PREFETCH),
       // why: starts (the template) run inline; decisions ask for DURABLE explicitly.
       DECISION_PATH: 'inline',
       // why: no REDIS_URL (the in-memory bus): one process publishes and listens, and closing
@@ -317,9 +321,9 @@ async function run(options: BenchOptions): Promise<ScenarioOutcome> {
         database: db.name,
         environment,
         checks: list,
-        figures: figures(ours, raw, peer, CONCURRENCY),
+        figures: figures(ours, raw, peer, CONCURRENCY, PREFETCH),
         details: {
-          plan: { ...plan, concurrency: CONCURRENCY, bus: 'in-memory' },
+          plan: { ...plan, concurrency: CONCURRENCY, prefetch: PREFETCH, bus: 'in-memory' },
           continuation:
             'claim DECISION_RECORDED -> RUNNING, APPROVAL step, pages_update inside a pending effect ' +
             '(TOOL + TOOL_WRITE steps), one scripted round (REQUEST + LLM steps), settle COMPLETED, decision outcome',

@@ -28,6 +28,7 @@ export function figures(
   raw: readonly ClaimLoopSample[],
   peer: readonly GraphileSample[],
   concurrency: number,
+  prefetch: number,
 ): Figure[] {
   const ratios = ours.map((w, i) => ratio(w.perSecond, raw[i]!.perSecond));
   const r = summarize(ratios);
@@ -39,7 +40,7 @@ export function figures(
   );
   return [
     {
-      name: `durable continuations per second (worker concurrency ${concurrency})`,
+      name: `durable continuations per second (worker concurrency ${concurrency}, prefetch ${prefetch})`,
       unit: '/s',
       ours: summarize(ours.map((w) => w.perSecond)),
       baseline: {

@@ -34,6 +34,7 @@ describe('loadConfig', () => {
       ['METRICS_TOKEN', 'short'],
       ['NODE_ENV', 'staging'],
       ['WORKER_CONCURRENCY', '0'],
+      ['WORKER_PREFETCH', '-1'],
     ])('%s=%j', (name, value) => {
       const e = configError({ [name]: value });
       expect(e.name).toBe('ConfigError');
@@ -75,6 +76,7 @@ describe('loadConfig', () => {
       metricsToken: null,
       decisionPath: 'auto',
       workerConcurrency: 4,
+      workerPrefetch: 0,
     });
   });
 

@@ -80,6 +80,8 @@ export interface AppConfig {
   /** The expiry sweep (docs/operations.md): how often, and how many runs a pass settles at most. */
   readonly approvalExpiry: { readonly intervalSeconds: number; readonly batch: number };
   readonly workerConcurrency: number;
+  /** Runs the worker claims ahead of its free slots, to start as soon as one frees (0: none). */
+  readonly workerPrefetch: number;
   readonly workerLivenessSeconds: number;
   /** The in-process worker (queued-run pickup and the reaper) runs; default true. */
   readonly workerEnabled: boolean;
@@ -184,6 +186,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       batch: raw.APPROVAL_EXPIRY_BATCH ?? 100,
     },
     workerConcurrency: raw.WORKER_CONCURRENCY ?? 4,
+    workerPrefetch: raw.WORKER_PREFETCH ?? 0,
     workerLivenessSeconds: raw.WORKER_LIVENESS_SECONDS ?? 30,
     workerEnabled: raw.WORKER_ENABLED ?? true,
     chatMaxActiveConversations: raw.CHAT_MAX_ACTIVE_CONVERSATIONS ?? 100,

@@ -160,6 +160,13 @@ export class EnvSchema extends IntegrationsEnv {
   @IsOptional()
   @Transform(toInt)
   @IsInt()
+  @Min(0)
+  @Max(256)
+  WORKER_PREFETCH?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
   @Min(1)
   @Max(3600)
   WORKER_LIVENESS_SECONDS?: number;

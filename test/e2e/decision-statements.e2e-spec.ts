@@ -163,7 +163,7 @@ describe('decisions: the claim transaction', () => {
       ]);
       // why: no read of the preview before the write: the write read the page under its lock,
       // found it changed and rolled back; the new turn's preview is the one read after that.
-      const write = log.transactions().filter((tx) => tx.some((q) => / FOR UPDATE\) t ON true/.test(q.text)));
+      const write = log.transactions().filter((tx) => tx.some((q) => / FOR UPDATE\) w ON true/.test(q.text)));
       expect(write.map((tx) => tx.map(shape))).toEqual([
         ['START TRANSACTION', 'SELECT p.id, p.parent_id,', 'ROLLBACK'],
       ]);

@@ -6,6 +6,7 @@ import { QueuedRunPicker } from '../../src/modules/worker';
 import { decide, digestOf, receiptOf } from '../support/decisions';
 import { collect, demoIds, startRun, until, waitForRest } from '../support/runs';
 import { bootTestApp, TestApp } from '../support/test-app';
+import { enqueue, upsertScripted } from '../support/queued-runs';
 import { itOnPostgres } from '../support/test-database';
 import type { RunEvent, RunStep } from '../support/generated/schema';
 
@@ -21,15 +22,6 @@ interface TraceEvent {
 const SLOW_SCRIPT = {
   rounds: [{ delayMs: 2500, toolCalls: [{ name: 'pages_read', arguments: {} }] }, { text: 'Read and done.' }],
 };
-
-async function upsertScripted(t: TestApp, identifier: string, providerOptions: unknown): Promise<string> {
-  const res = await t.gql<{ upsertConfiguration: { id: string } }>(
-    `mutation($input: ConfigurationInput!) { upsertConfiguration(input: $input) { id } }`,
-    { input: { identifier, name: identifier, provider: 'scripted', model: 'scripted', providerOptions } },
-  );
-  if (!res.data) throw new Error(JSON.stringify(res.errors));
-  return res.data.upsertConfiguration.id;
-}
 
 async function runRow(t: TestApp, id: string): Promise<Record<string, any>> {
   const rows: Array<Record<string, any>> = await t.dataSource.query('SELECT * FROM run WHERE id = $1', [id]);
@@ -87,33 +79,6 @@ function gatedWrite(name: string, effect: ToolEffect) {
     },
   };
   return { tool, gate };
-}
-
-/** Inserts QUEUED runs the way a queued start does (sealed start input, no lease). */
-async function enqueue(
-  t: TestApp,
-  configurationId: string,
-  ownerId: string,
-  count: number,
-): Promise<string[]> {
-  const repository = t.app.get(RunsRepository);
-  const vault = t.app.get(StateVault);
-  const ids: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const id = randomUUID();
-    await repository.insertQueued({
-      id,
-      configurationId: Number(configurationId),
-      ownerId: Number(ownerId),
-      workspaceId: 0,
-      subjectPageId: null,
-      subjectLanguageId: null,
-      maxIterations: 5,
-      checkpoint: vault.seal(id, { v: 1, kind: 'start', prompt: `queued ${i}` }),
-    });
-    ids.push(id);
-  }
-  return ids;
 }
 
 describe('reaper and queued-run pickup end to end', () => {

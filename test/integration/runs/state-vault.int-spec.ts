@@ -84,7 +84,12 @@ describe('encrypted run state on a real database', () => {
       launch: (s: { run: { id: string } }) => launched.push(s.run.id),
       activeCount: () => 0,
     } as unknown as RunExecutor;
-    const config = { workerConcurrency: 4, runLeaseSeconds: 60, workerEnabled: false } as AppConfig;
+    const config = {
+      workerConcurrency: 4,
+      workerPrefetch: 0,
+      runLeaseSeconds: 60,
+      workerEnabled: false,
+    } as AppConfig;
     const queued = new QueuedRuns(
       kit.claims,
       kit.vault,

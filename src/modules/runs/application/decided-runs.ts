@@ -107,13 +107,16 @@ export class DecidedRuns {
           run.turn,
         );
       }
-      this.executor.launch({
-        lease,
-        run: { ...run, stepCount },
-        configuration: how.configuration,
-        checkpoint: decided,
-        ...(how.owner ? { owner: how.owner } : {}),
-      });
+      this.executor.launch(
+        {
+          lease,
+          run: { ...run, stepCount },
+          configuration: how.configuration,
+          checkpoint: decided,
+          ...(how.owner ? { owner: how.owner } : {}),
+        },
+        'when-free',
+      );
     }
   }
 

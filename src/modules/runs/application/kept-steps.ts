@@ -1,4 +1,4 @@
-import { LeaseLostError, type Step } from '../../../agent';
+import { LeaseLostError, type Provider, type Step } from '../../../agent';
 import type { TransactionRunner } from '../../../platform/database/transaction-runner';
 import type { Lease, RunsRepository } from '../persistence/runs.repository';
 
@@ -99,4 +99,15 @@ export class KeptSteps {
 /** What a write stores of a taken batch. */
 export function batchSteps(batch: KeptBatch): Step[] {
   return batch.map((k) => k.stored);
+}
+
+/** The provider, storing the segment's kept steps before each call (the REQUEST step above all). */
+export function storingFirst(provider: Provider, steps: KeptSteps): Provider {
+  return {
+    name: provider.name,
+    complete: async (request, options) => {
+      await steps.flush();
+      return provider.complete(request, options);
+    },
+  };
 }

@@ -42,7 +42,11 @@ export class QueuedRuns {
     return this.claims.claimQueuedById(runId, claimedBy, this.config.runLeaseSeconds);
   }
 
-  async begin(claim: ClaimedRun): Promise<Begun> {
+  /**
+   * Starts a claimed queued run: `when-free` (the worker's claims) once a slot of this process
+   * is free, `now` where the caller saw one free (a chat turn carried where it was queued).
+   */
+  async begin(claim: ClaimedRun, start: 'now' | 'when-free' = 'when-free'): Promise<Begun> {
     const { lease, run } = claim;
     let checkpoint: Checkpoint;
     try {
@@ -57,7 +61,7 @@ export class QueuedRuns {
     const configuration = await this.configurations.getById(run.configurationId);
     // why: a decision whose continuation was cut off past its first write is finished from a
     // plain checkpoint here; the settler still records its outcome when the run settles.
-    this.executor.launch({ lease, run, configuration, checkpoint });
+    this.executor.launch({ lease, run, configuration, checkpoint }, start);
     return 'launched';
   }
 

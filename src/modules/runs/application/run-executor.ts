@@ -6,7 +6,6 @@ import {
   resumeAgent,
   runAgent,
   type AgentPorts,
-  type Provider,
   type RunContext,
   type RunOutcome,
   type Step,
@@ -26,11 +25,12 @@ import { OwnerContentPort } from './content-port.adapter';
 import { RunEventsPublisher } from './run-events';
 import { Metrics } from '../../../platform/metrics/metrics';
 import { RunSettler } from './run-settler';
-import { settlementOf, type Segment } from './segment';
-import { KeptSteps } from './kept-steps';
+import { segmentKind, settlementOf, withContext, type Segment } from './segment';
+import { KeptSteps, storingFirst } from './kept-steps';
 import { AnswerStream, LiveAnswers } from './live-answers';
 import { StateVault } from './state-vault';
 import { RunBudget } from './run-budget';
+import { SegmentSlots } from './segment-slots';
 
 export type { Segment } from './segment';
 
@@ -55,6 +55,7 @@ interface Live {
 export class RunExecutor implements OnApplicationShutdown {
   private readonly logger = new Logger(RunExecutor.name);
   private readonly inFlight = new Map<string, { done: Promise<void>; abort: AbortController }>();
+  private slotsOfProcess: SegmentSlots | null = null;
   readonly instanceId = `api:${hostname()}:${process.pid}`;
 
   constructor(
@@ -72,13 +73,17 @@ export class RunExecutor implements OnApplicationShutdown {
     private readonly budget: RunBudget,
   ) {}
 
-  /** Starts a segment in the background; never throws, settles the run however it ends. */
-  launch(segment: Segment): void {
+  /**
+   * Starts a segment in the background; never throws, settles the run however it ends. `now`
+   * executes it at once; `when-free` (the worker's claims) once one of the process's
+   * WORKER_CONCURRENCY slots is free (SegmentSlots).
+   */
+  launch(segment: Segment, start: 'now' | 'when-free' = 'now'): void {
     const abort = new AbortController();
     const entry = { done: Promise.resolve(), abort };
     // why: after a takeover in this same process a newer segment of the run may be in flight;
     // a finishing segment removes only its own entry.
-    entry.done = this.execute(segment, abort.signal)
+    entry.done = this.execute(segment, start, abort.signal)
       .catch((e: unknown) => this.logger.error({ runId: segment.run.id, err: e }, 'run segment crashed'))
       .finally(() => {
         if (this.inFlight.get(segment.run.id) === entry) this.inFlight.delete(segment.run.id);
@@ -86,9 +91,19 @@ export class RunExecutor implements OnApplicationShutdown {
     this.inFlight.set(segment.run.id, entry);
   }
 
-  /** How many segments execute in this process now. */
+  /** How many segments this process holds: executing, or claimed and waiting for a slot. */
   activeCount(): number {
     return this.inFlight.size;
+  }
+
+  /** How many segments execute in this process now (hold a slot). */
+  executingCount(): number {
+    return this.slotsOfProcess?.busy ?? 0;
+  }
+
+  /** The execution slots; created on first use, when the configuration is known. */
+  private get slots(): SegmentSlots {
+    return (this.slotsOfProcess ??= new SegmentSlots(this.config.workerConcurrency));
   }
 
   /** Stops a segment running here at its next step boundary (after a cancel). */
@@ -102,6 +117,9 @@ export class RunExecutor implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    // why: a segment still waiting for a slot has done nothing yet: it goes back to the queue
+    // at once (see execute) rather than starting while the process winds down.
+    this.slotsOfProcess?.closeQueue();
     const pending = [...this.inFlight.values()];
     const deadline = new Promise((r) => setTimeout(r, 10_000).unref());
     await Promise.race([Promise.all(pending.map((p) => p.done)), deadline]);
@@ -111,7 +129,43 @@ export class RunExecutor implements OnApplicationShutdown {
     await Promise.all([...this.inFlight.values()].map((p) => p.done));
   }
 
-  private async execute(segment: Segment, signal: AbortSignal): Promise<void> {
+  private async execute(segment: Segment, start: 'now' | 'when-free', signal: AbortSignal): Promise<void> {
+    const { lease } = segment;
+    // why: from the claim on, including a wait for a slot, the lease is kept alive.
+    const heartbeat = setInterval(
+      () => void this.repository.renewLease(lease, this.config.runLeaseSeconds).catch(() => false),
+      Math.max(250, (this.config.runLeaseSeconds * 1000) / 3),
+    );
+    heartbeat.unref();
+    try {
+      if (!(await this.slots.enter(start, signal))) return await this.giveBack(segment, signal);
+      try {
+        await this.executeInSlot(segment, signal);
+      } finally {
+        this.slots.leave();
+      }
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  /**
+   * A claimed segment that never started: back to the queue (the shutdown), or left as the
+   * cancel that stopped it settled it.
+   */
+  private async giveBack(segment: Segment, signal: AbortSignal): Promise<void> {
+    if (signal.aborted && signal.reason !== 'shutdown') return;
+    try {
+      await this.repository.requeue(segment.lease);
+    } catch (e) {
+      this.logger.error(
+        { runId: segment.run.id, err: e },
+        'could not requeue a waiting run; the reaper will',
+      );
+    }
+  }
+
+  private async executeInSlot(segment: Segment, signal: AbortSignal): Promise<void> {
     const { run, lease } = segment;
     const startedAt = Date.now();
     const live: Live = {
@@ -127,11 +181,6 @@ export class RunExecutor implements OnApplicationShutdown {
       unannounced: null,
       atomic: false,
     };
-    const heartbeat = setInterval(
-      () => void this.repository.renewLease(lease, this.config.runLeaseSeconds).catch(() => false),
-      Math.max(250, (this.config.runLeaseSeconds * 1000) / 3),
-    );
-    heartbeat.unref();
     const answer = this.answers.begin(run.id, run.turn);
     try {
       const owner = segment.owner ?? (await this.principals.load(run.ownerId));
@@ -153,7 +202,6 @@ export class RunExecutor implements OnApplicationShutdown {
       await this.failOnFault(segment);
     } finally {
       this.answers.end(answer);
-      clearInterval(heartbeat);
     }
   }
 
@@ -326,30 +374,8 @@ export class RunExecutor implements OnApplicationShutdown {
   }
 }
 
-/** The configuration's prompt with the turn's context (the chat's page and language) after it. */
-function withContext(systemPrompt: string, note: string | undefined): string {
-  if (!note) return systemPrompt;
-  return systemPrompt.trim() === '' ? note : `${systemPrompt}\n\n${note}`;
-}
-
-/** The provider, storing the segment's kept steps before each call (the REQUEST step above all). */
-function storingFirst(provider: Provider, steps: KeptSteps): Provider {
-  return {
-    name: provider.name,
-    complete: async (request, options) => {
-      await steps.flush();
-      return provider.complete(request, options);
-    },
-  };
-}
-
 /** The tokens an LLM step reports (zero where a provider reported none). */
 function usageOf(step: Step): { input: number; output: number } {
   const usage = step.payload.usage as Partial<TokenUsage> | undefined;
   return { input: usage?.promptTokens ?? 0, output: usage?.completionTokens ?? 0 };
-}
-
-/** A continuation carries out a decision; anything else starts (or restarts) the run. */
-function segmentKind(segment: Segment): 'start' | 'continuation' {
-  return segment.decision !== undefined || segment.checkpoint.kind === 'decided' ? 'continuation' : 'start';
 }

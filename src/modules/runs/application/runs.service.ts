@@ -199,7 +199,7 @@ export class RunsService {
       await this.signal.notify();
       return 'QUEUED';
     }
-    if (this.executor.activeCount() >= this.config.workerConcurrency) {
+    if (this.executor.executingCount() >= this.config.workerConcurrency) {
       await this.signal.notify();
       return 'WAITING';
     }
@@ -207,7 +207,7 @@ export class RunsService {
       const claim = await this.queued.claimOne(runId, this.executor.instanceId);
       // why: someone else (a worker that just came up, a reconcile) took it: it is carried.
       if (!claim) return 'QUEUED';
-      await this.queued.begin(claim);
+      await this.queued.begin(claim, 'now');
       return 'STARTED';
     } catch (err) {
       // why: the turn is recorded; a claim nobody carries is requeued by the reaper, an

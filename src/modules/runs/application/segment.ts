@@ -53,3 +53,14 @@ export function settlementOf(segment: Segment, outcome: RunOutcome, vault: State
       return null;
   }
 }
+
+/** The configuration's prompt with the turn's context (the chat's page and language) after it. */
+export function withContext(systemPrompt: string, note: string | undefined): string {
+  if (!note) return systemPrompt;
+  return systemPrompt.trim() === '' ? note : `${systemPrompt}\n\n${note}`;
+}
+
+/** A continuation carries out a decision; anything else starts (or restarts) the run. */
+export function segmentKind(segment: Segment): 'start' | 'continuation' {
+  return segment.decision !== undefined || segment.checkpoint.kind === 'decided' ? 'continuation' : 'start';
+}

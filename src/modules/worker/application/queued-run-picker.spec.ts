@@ -25,7 +25,7 @@ function claimOf(id: string, checkpoint: string): ClaimedRun {
  * A picker over fakes: a queue of claims, an executor whose segments end when told, and
  * `recorded` decisions that the pickup "launches" on the executor as RecordedDecisions does.
  */
-function setup(queue: ClaimedRun[], recorded: string[] = []) {
+function setup(queue: ClaimedRun[], recorded: string[] = [], workerPrefetch = 0) {
   const ends = new Map<string, () => void>();
   const launched: string[] = [];
   const settles: Array<{ runId: string; settlement: unknown }> = [];
@@ -71,7 +71,12 @@ function setup(queue: ClaimedRun[], recorded: string[] = []) {
     },
   };
   const configurations = { getById: (id: number) => Promise.resolve({ id }) };
-  const config = { workerConcurrency: 2, runLeaseSeconds: 60, workerEnabled: false } as AppConfig;
+  const config = {
+    workerConcurrency: 2,
+    workerPrefetch,
+    runLeaseSeconds: 60,
+    workerEnabled: false,
+  } as AppConfig;
   const queued = new QueuedRuns(
     repository as unknown as RunClaimsRepository,
     vault as unknown as StateVault,
@@ -112,6 +117,19 @@ describe('QueuedRunPicker', () => {
     await f.picker.pickOnce();
     expect(f.claims).toEqual([2, 1]);
     expect(f.launched).toEqual(['a', 'b', 'c']);
+  });
+
+  it('claims WORKER_PREFETCH runs ahead of the free slots, and tops them up as segments end', async () => {
+    const f = setup([], ['d1', 'd2', 'd3', 'd4', 'd5', 'd6'], 2);
+    expect(await f.picker.pickOnce()).toBe(true);
+    expect(f.pickups).toEqual([{ by: f.picker.workerId, limit: 4 }]);
+    expect(f.launched).toEqual(['d1', 'd2', 'd3', 'd4']);
+    expect(await f.picker.pickOnce()).toBe(false);
+    f.ends.get('d1')!();
+    await new Promise((r) => setImmediate(r));
+    await f.picker.pickOnce();
+    expect(f.pickups.at(-1)).toEqual({ by: f.picker.workerId, limit: 1 });
+    expect(f.launched).toEqual(['d1', 'd2', 'd3', 'd4', 'd5']);
   });
 
   it('takes recorded decisions first, then queued runs for the slots left, never more than the concurrency', async () => {

@@ -59,9 +59,12 @@ export class QueuedRunPicker {
     return this.active.size;
   }
 
-  /** Slots for new segments: WORKER_CONCURRENCY less the segments executing in this process. */
+  /**
+   * Runs to claim: WORKER_CONCURRENCY and WORKER_PREFETCH less the segments this process holds
+   * (executing, or claimed and waiting for a slot: the executor starts them as slots free).
+   */
   private freeSlots(): number {
-    return this.config.workerConcurrency - this.executor.activeCount();
+    return this.config.workerConcurrency + this.config.workerPrefetch - this.executor.activeCount();
   }
 
   /**
