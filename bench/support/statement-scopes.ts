@@ -68,7 +68,7 @@ export function scopeHttpRequests(app: INestApplication, counter: QueryCounter):
 export function scopeContinuations(app: INestApplication, counter: QueryCounter): void {
   const executor = app.get(RunExecutor);
   const launch = executor.launch.bind(executor);
-  executor.launch = (segment) => counter.within('continuation', () => launch(segment));
+  executor.launch = (...args) => counter.within('continuation', () => launch(...args));
 }
 
 /**
