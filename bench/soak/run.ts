@@ -81,6 +81,9 @@ function processEnv(db: BenchDatabase): Record<string, string> {
     // why: above the 10 s heartbeat, so a live worker never looks dead; low, so a killed one soon does.
     WORKER_LIVENESS_SECONDS: '15',
     WORKER_CONCURRENCY: '8',
+    // why: runs claimed ahead wait under their lease for a slot; the kills and the checker then
+    // also cover a worker cut off while holding some (they are reaped and carried out once).
+    WORKER_PREFETCH: '4',
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
   };
 }
