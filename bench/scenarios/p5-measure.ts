@@ -2,6 +2,7 @@
 // step write alone (to split a step's cost between the database write and the loop around it).
 import { randomUUID } from 'node:crypto';
 import type { Client } from 'pg';
+import { RunSettlingRepository } from '../../src/modules/runs/persistence/run-settling.repository';
 import { RunsRepository } from '../../src/modules/runs/persistence/runs.repository';
 import { bootApp, type BenchApp } from '../support/app';
 import { CommitBaseline, type CommitBatch } from '../support/baseline';
@@ -174,7 +175,9 @@ async function appendSteps(
     latenciesMs.push(msSince(mark));
     if (sequence !== i + 1) failures++;
   }
-  await repository.settle(lease, { status: 'COMPLETED', reason: 'COMPLETED' });
+  await rig.app.app
+    .get(RunSettlingRepository)
+    .settle(lease, { status: 'COMPLETED', reason: 'COMPLETED' }, [], null);
   return { latenciesMs, failures };
 }
 

@@ -155,7 +155,7 @@ async function probes(app: BenchApp, db: BenchDatabase, sql: Sql, stepRun: strin
     },
     {
       name: "reaper's sweep",
-      run: async () => ((await reaping.reapExpired(100)).length === 0 ? null : 'the reaper took a run'),
+      run: async () => ((await reaping.reapExpired(100, null)).length === 0 ? null : 'the reaper took a run'),
     },
   ];
 }

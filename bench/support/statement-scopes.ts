@@ -21,17 +21,20 @@ export const STATEMENTS_PER_DECISION_BOUNDS = {
    */
   inlineRequest: 9,
   /**
-   * P1: the continuation that request launched, up to the settle (demo-editor, one round): 11
-   * since the settle's UPDATE stores the model's last step itself (`settleUnderLease`); 12
+   * P1: the continuation that request launched, up to the settle (demo-editor, one round): 8
+   * since the decision's outcome rides in the settle's statement and a settle nobody listens to
+   * needs no transaction around it (START, UPDATE decision and COMMIT went); 11 since the
+   * settle's UPDATE stores the model's last step itself (`settleUnderLease`); 12
    * since a lone approved write checks the approved preview under its own lock instead of
    * re-reading it first; 13 since a run started over the API asks for no conversation when it
    * settles (`run.chat_turn`); 14 since a transactional write and its completion are one unit
    * of work; 15 while its write's mark recorded it, 20 before, 22 before that.
    */
-  inlineContinuation: 11,
+  inlineContinuation: 8,
   /**
-   * P4: one durable continuation, worker pickup to settle, averaged over a window: 10.8 in
-   * quick windows since the worker claims ahead (WORKER_PREFETCH=10: a pass fills the slots
+   * P4: one durable continuation, worker pickup to settle, averaged over a window: 7.8 in
+   * quick windows since its settle is one statement with the decision's outcome in it (no
+   * transaction around it when nobody listens); 10.8 since the worker claims ahead (WORKER_PREFETCH=10: a pass fills the slots
    * and the buffer, so its statements are shared by more runs); 12.6-12.8 in quick windows,
    * 11.7-11.9 in full ones (larger pickups) before that, since its settle stores the
    * model's last step in its own UPDATE (13.4-13.7 before); 13.4-13.7
@@ -40,10 +43,11 @@ export const STATEMENTS_PER_DECISION_BOUNDS = {
    * skills and records the decision steps of all the runs it took in one statement, and a
    * transactional write completes in its own transaction (16.5-16.6 before; 28.2 before a
    * pickup read what its checks need for all its runs at once).
-   * The bound (14 before claiming ahead) leaves room for smaller pickups on a busier machine
-   * or with BENCH_P4_PREFETCH=0; pickups no longer batched fail it.
+   * The bound (13 before the settle was one statement, 14 before claiming ahead) leaves room
+   * for smaller pickups on a busier machine or with BENCH_P4_PREFETCH=0; pickups no longer
+   * batched fail it.
    */
-  durableContinuation: 13,
+  durableContinuation: 10,
 } as const;
 
 /**

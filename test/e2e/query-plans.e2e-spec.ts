@@ -185,7 +185,7 @@ describe('query plans at volume', () => {
       async () => {
         await claims.claimQueued('plans-test', 30, 10);
         await claims.claimRecorded('plans-test', 30, 10);
-        await reaping.reapExpired(100);
+        await reaping.reapExpired(100, null);
         // why: a cutoff far in the past: the statements are planned and run, nothing is removed.
         await retention.removeSteps(3_000 * 86_400, 100, 6_000 * 86_400);
         await retention.removeRuns(3_000 * 86_400, 100);

@@ -38,7 +38,8 @@ export type { RunView, RunStepView } from './core/run-view';
 export { DecidedRuns, type DecidedCheckpoint, type DecisionToCarryOut } from './application/decided-runs';
 export { QueuedRuns, type Begun } from './application/queued-runs';
 export { UNREADABLE_CHECKPOINT_MESSAGE } from './core/pickup.policy';
-export type { RunSettled, RunSettlementListener, DecisionBookkeeper } from './application/run-settlements';
+export type { RunSettled, RunSettlementListener } from './application/run-settlements';
+export type { SettleRider } from './persistence/run-rows';
 export { progressTopic, type ProgressEvent } from './application/run-events';
 export { asPin, MAX_PROCESS_MISSES, pinnedVersionId, resolveProcess } from './core/process-resolution';
 export type {

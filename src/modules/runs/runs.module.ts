@@ -28,6 +28,7 @@ import { RunRetention } from './application/run-retention';
 import { RunClaimsRepository } from './persistence/run-claims.repository';
 import { RunAdmissionRepository } from './persistence/run-admission.repository';
 import { RunReapingRepository } from './persistence/run-reaping.repository';
+import { RunSettlingRepository } from './persistence/run-settling.repository';
 import { RunAdmission } from './application/run-admission';
 import { agentToolsProvider } from './application/agent-tools';
 import { RunUsageRepository } from './persistence/run-usage.repository';
@@ -45,6 +46,7 @@ import { RunBudget } from './application/run-budget';
     RunClaimsRepository,
     RunAdmissionRepository,
     RunReapingRepository,
+    RunSettlingRepository,
     RunAdmission,
     RunUsageRepository,
     RunBudget,

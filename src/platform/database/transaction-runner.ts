@@ -41,6 +41,16 @@ export class TransactionRunner {
       const tx: Tx = { manager, afterCommit: (effect) => effects.push(effect) };
       return ambient.run(tx, () => work(tx));
     });
+    await this.runEffects(effects);
+    return result;
+  }
+
+  /**
+   * Runs effects of a committed write one after the other, each failure logged and not thrown:
+   * a transaction's `afterCommit` effects, or those a caller collected around one statement that
+   * committed on its own.
+   */
+  async runEffects(effects: ReadonlyArray<() => void | Promise<void>>): Promise<void> {
     // why: outside the transaction's context, so what an effect starts (a continuation, a
     // publish) never reaches for the finished transaction's connection.
     await ambient.exit(async () => {
@@ -52,7 +62,6 @@ export class TransactionRunner {
         }
       }
     });
-    return result;
   }
 
   /**

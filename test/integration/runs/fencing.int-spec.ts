@@ -34,7 +34,7 @@ describe('a writer with a stale lease token', () => {
     expect(await kit.repository.appendStep(stale, step(1), LEASE_SECONDS)).toBe(1);
     expect(await kit.repository.appendStep(stale, step(2), LEASE_SECONDS)).toBe(2);
     await expireLease(ds, stale.runId);
-    const reaped = await kit.reaping.reapExpired(100);
+    const reaped = await kit.reaping.reapExpired(100, null);
     expect(reaped).toMatchObject([{ id: stale.runId, status: 'QUEUED', terminationReason: null }]);
     const [claim] = await kit.claims.claimQueued('worker:int:takeover', LEASE_SECONDS, 1);
     expect(claim?.run.id).toBe(stale.runId);
@@ -75,7 +75,7 @@ describe('a writer with a stale lease token', () => {
   });
 
   it('cannot suspend the run', async () => {
-    const suspended = await kit.repository.suspend(
+    const suspended = await kit.settling.suspend(
       stale,
       {
         status: 'WAITING_FOR_APPROVAL',
@@ -85,6 +85,7 @@ describe('a writer with a stale lease token', () => {
         counters: { iterations: 1, promptTokens: 1, completionTokens: 1 },
       },
       [step(3)],
+      null,
     );
     expect(suspended).toBeNull();
     await expectUnchanged();
@@ -92,13 +93,20 @@ describe('a writer with a stale lease token', () => {
 
   it('cannot settle the run', async () => {
     expect(
-      await kit.repository.settle(stale, { status: 'COMPLETED', reason: 'COMPLETED', answer: 'stale' }, [
-        step(3),
-        step(4),
-      ]),
+      await kit.settling.settle(
+        stale,
+        { status: 'COMPLETED', reason: 'COMPLETED', answer: 'stale' },
+        [step(3), step(4)],
+        null,
+      ),
     ).toBeNull();
     expect(
-      await kit.repository.settle(stale, { status: 'FAILED', reason: 'PROVIDER_FAILED', errorMessage: 'x' }),
+      await kit.settling.settle(
+        stale,
+        { status: 'FAILED', reason: 'PROVIDER_FAILED', errorMessage: 'x' },
+        [],
+        null,
+      ),
     ).toBeNull();
     await expectUnchanged();
   });
@@ -108,10 +116,12 @@ describe('a writer with a stale lease token', () => {
     expect(await kit.repository.appendStep(fresh, step(3), LEASE_SECONDS)).toBe(3);
     // why: the settle stores the segment's last steps in its own statement, after the stored ones.
     expect(
-      await kit.repository.settle(fresh, { status: 'COMPLETED', reason: 'COMPLETED', answer: 'fresh' }, [
-        step(4),
-        step(5),
-      ]),
+      await kit.settling.settle(
+        fresh,
+        { status: 'COMPLETED', reason: 'COMPLETED', answer: 'fresh' },
+        [step(4), step(5)],
+        null,
+      ),
     ).toMatchObject({ stepCount: 5 });
     expect(await stepSequences(ds, stale.runId)).toEqual([1, 2, 3, 4, 5]);
     expect(await rowOf(ds, stale.runId)).toMatchObject({

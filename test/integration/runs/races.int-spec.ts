@@ -40,7 +40,7 @@ describe('run transitions under concurrency (PostgreSQL)', () => {
   itOnPostgres(`${CALLERS} concurrent cancels of one waiting run: exactly one wins`, async () => {
     for (let round = 0; round < ROUNDS; round++) {
       const id = await waitingRun(kit);
-      const results = await race(CALLERS, () => kit.repository.cancel(id, CANCELLABLE_STATUSES));
+      const results = await race(CALLERS, () => kit.settling.cancel(id, CANCELLABLE_STATUSES, null));
       expect(results.filter(Boolean)).toHaveLength(1);
       const row = await rowOf(ds, id);
       expect(row).toMatchObject({ status: 'CANCELLED', termination_reason: 'CANCELLED', checkpoint: null });
@@ -51,7 +51,12 @@ describe('run transitions under concurrency (PostgreSQL)', () => {
     for (let round = 0; round < ROUNDS; round++) {
       const lease = await runningRun(kit);
       const results = await race(CALLERS, (i) =>
-        kit.repository.settle(lease, { status: 'COMPLETED', reason: 'COMPLETED', answer: `answer ${i}` }),
+        kit.settling.settle(
+          lease,
+          { status: 'COMPLETED', reason: 'COMPLETED', answer: `answer ${i}` },
+          [],
+          null,
+        ),
       );
       const winners = results.flatMap((ok, i) => (ok ? [i] : []));
       expect(winners).toHaveLength(1);
@@ -65,8 +70,13 @@ describe('run transitions under concurrency (PostgreSQL)', () => {
       const lease = await runningRun(kit);
       const results = await race(CALLERS, (i) =>
         i % 2 === 0
-          ? kit.repository.cancel(lease.runId, CANCELLABLE_STATUSES)
-          : kit.repository.settle(lease, { status: 'COMPLETED', reason: 'COMPLETED', answer: 'done' }),
+          ? kit.settling.cancel(lease.runId, CANCELLABLE_STATUSES, null)
+          : kit.settling.settle(
+              lease,
+              { status: 'COMPLETED', reason: 'COMPLETED', answer: 'done' },
+              [],
+              null,
+            ),
       );
       expect(results.filter(Boolean)).toHaveLength(1);
       const row = await rowOf(ds, lease.runId);
@@ -92,7 +102,7 @@ describe('run transitions under concurrency (PostgreSQL)', () => {
       });
       expect(row.started_at).not.toBeNull();
       expect(
-        await kit.repository.settle(claim.lease, { status: 'COMPLETED', reason: 'COMPLETED' }),
+        await kit.settling.settle(claim.lease, { status: 'COMPLETED', reason: 'COMPLETED' }, [], null),
       ).not.toBeNull();
     }
   });

@@ -41,7 +41,7 @@ describe('the reaper on a real database', () => {
     await kit.repository.appendStep(lease, step(1), LEASE_SECONDS);
     const checkpoint = (await rowOf(ds, lease.runId)).checkpoint;
     await expireLease(ds, lease.runId);
-    expect(byId(await kit.reaping.reapExpired(100), lease.runId)).toMatchObject({
+    expect(byId(await kit.reaping.reapExpired(100, null), lease.runId)).toMatchObject({
       id: lease.runId,
       status: 'QUEUED',
       terminationReason: null,
@@ -61,7 +61,7 @@ describe('the reaper on a real database', () => {
 
   it('leaves runs whose lease has not expired alone', async () => {
     const lease = await runningRun(kit);
-    expect(byId(await kit.reaping.reapExpired(100), lease.runId)).toBeUndefined();
+    expect(byId(await kit.reaping.reapExpired(100, null), lease.runId)).toBeUndefined();
     expect(await rowOf(ds, lease.runId)).toMatchObject({
       status: 'RUNNING',
       lease_token: lease.token,
@@ -73,7 +73,7 @@ describe('the reaper on a real database', () => {
     const lease = await runningRun(kit);
     await ds.query('UPDATE run SET requeue_count = 3 WHERE id = $1', [lease.runId]);
     await expireLease(ds, lease.runId);
-    expect(byId(await kit.reaping.reapExpired(100), lease.runId)).toMatchObject({
+    expect(byId(await kit.reaping.reapExpired(100, null), lease.runId)).toMatchObject({
       id: lease.runId,
       status: 'FAILED',
       terminationReason: 'RETRIES_EXHAUSTED',
@@ -96,7 +96,7 @@ describe('the reaper on a real database', () => {
     const outcomes: string[] = [];
     for (let i = 0; i < 4; i++) {
       await expireLease(ds, lease.runId);
-      outcomes.push(byId(await kit.reaping.reapExpired(100), lease.runId)!.status);
+      outcomes.push(byId(await kit.reaping.reapExpired(100, null), lease.runId)!.status);
       const [claim] = await kit.claims.claimQueued('worker:int:again', LEASE_SECONDS, 10);
       if (i < 3) expect(claim?.run.id).toBe(lease.runId);
       else expect(claim).toBeUndefined();
@@ -119,7 +119,7 @@ describe('the reaper on a real database', () => {
     ).toBe(true);
     expect(await new TransactionRunner(ds).run(() => kit.repository.markEffectApplied(lease))).toBe(true);
     await expireLease(ds, lease.runId);
-    expect(byId(await kit.reaping.reapExpired(100), lease.runId)).toMatchObject({
+    expect(byId(await kit.reaping.reapExpired(100, null), lease.runId)).toMatchObject({
       id: lease.runId,
       status: 'FAILED',
       terminationReason: 'NOT_RETRYABLE',
@@ -155,7 +155,7 @@ describe('the reaper on a real database', () => {
       })
       .catch(() => undefined);
     await expireLease(ds, lease.runId);
-    expect(byId(await kit.reaping.reapExpired(100), lease.runId)).toMatchObject({
+    expect(byId(await kit.reaping.reapExpired(100, null), lease.runId)).toMatchObject({
       id: lease.runId,
       status: 'QUEUED',
       terminationReason: null,
@@ -188,7 +188,7 @@ describe('the reaper on a real database', () => {
     const bare = await runningRun(kit);
     expect(await new TransactionRunner(ds).run(() => kit.repository.markEffectApplied(bare))).toBe(false);
     await Promise.all([committed, rolledBack].map((l) => expireLease(ds, l.runId)));
-    const reaped = await kit.reaping.reapExpired(100);
+    const reaped = await kit.reaping.reapExpired(100, null);
     expect(byId(reaped, committed.runId)).toMatchObject({ status: 'FAILED', cause: 'EFFECT_APPLIED' });
     expect(byId(reaped, rolledBack.runId)).toMatchObject({ status: 'QUEUED', terminationReason: null });
   });
@@ -211,7 +211,7 @@ describe('the reaper on a real database', () => {
     expect(await kit.repository.setPendingEffect(lease, effect)).toBe(true);
     await expireLease(ds, lease.runId);
     const message = REAP_MESSAGES.EFFECT_EXTERNAL.replace('%s', 'send_newsletter');
-    expect(byId(await kit.reaping.reapExpired(100), lease.runId)).toMatchObject({
+    expect(byId(await kit.reaping.reapExpired(100, null), lease.runId)).toMatchObject({
       status: 'FAILED',
       terminationReason: 'NOT_RETRYABLE',
       cause: 'EFFECT_EXTERNAL',
@@ -245,7 +245,7 @@ describe('the reaper on a real database', () => {
     await kit.repository.setPendingEffect(undeclared, { callId: 'c', toolName: 'pages_update' });
     await expireLease(ds, applied.runId);
     await expireLease(ds, undeclared.runId);
-    const reaped = await kit.reaping.reapExpired(100);
+    const reaped = await kit.reaping.reapExpired(100, null);
     expect(byId(reaped, applied.runId)).toMatchObject({ status: 'FAILED', cause: 'EFFECT_APPLIED' });
     expect(byId(reaped, undeclared.runId)).toMatchObject({
       status: 'FAILED',
@@ -276,7 +276,7 @@ describe('the reaper on a real database', () => {
     });
     await ds.query('UPDATE run SET requeue_count = 3 WHERE id = $1', [exhausted.runId]);
     for (const lease of [none, unapplied, external, exhausted]) await expireLease(ds, lease.runId);
-    const reaped = await kit.reaping.reapExpired(100);
+    const reaped = await kit.reaping.reapExpired(100, null);
     const verdict = (lease: { runId: string }) => {
       const r = byId(reaped, lease.runId)!;
       return [r.status, r.terminationReason, r.cause];

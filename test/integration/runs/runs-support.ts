@@ -13,6 +13,7 @@ import type { Checkpoint } from '../../../src/modules/runs/core/checkpoint';
 import { Lease, RunsRepository, StoredStep } from '../../../src/modules/runs/persistence/runs.repository';
 import { RunReadsRepository } from '../../../src/modules/runs/persistence/run-reads.repository';
 import { RunClaimsRepository } from '../../../src/modules/runs/persistence/run-claims.repository';
+import { RunSettlingRepository } from '../../../src/modules/runs/persistence/run-settling.repository';
 import { RunReapingRepository } from '../../../src/modules/runs/persistence/run-reaping.repository';
 import { createTestDatabase, openDataSource, TestDatabase } from '../../support/test-database';
 import { TEST_STATE_KEY } from '../../support/test-env';
@@ -25,6 +26,7 @@ export interface RunsKit {
   readonly claims: RunClaimsRepository;
   /** The reaper's statement. */
   readonly reaping: RunReapingRepository;
+  readonly settling: RunSettlingRepository;
   readonly vault: StateVault;
   readonly configurationId: number;
   readonly ownerId: number;
@@ -42,6 +44,7 @@ export async function runsKit(ds: DataSource): Promise<RunsKit> {
     reads: new RunReadsRepository(ds),
     claims: new RunClaimsRepository(ds),
     reaping: new RunReapingRepository(ds),
+    settling: new RunSettlingRepository(ds),
     vault,
     configurationId: configuration!.id,
     ownerId: owner!.id,
@@ -106,13 +109,18 @@ export async function queuedRun(kit: RunsKit, checkpoint: Checkpoint = startChec
 /** A run WAITING_FOR_APPROVAL (started, then suspended under its lease). */
 export async function waitingRun(kit: RunsKit): Promise<string> {
   const lease = await runningRun(kit);
-  const ok = await kit.repository.suspend(lease, {
-    status: 'WAITING_FOR_APPROVAL',
-    checkpoint: kit.vault.seal(lease.runId, { v: 1, kind: 'state', state: pausedState() }),
-    turn: 1,
-    turnDigest: 'a'.repeat(64),
-    counters: { iterations: 1, promptTokens: 10, completionTokens: 5 },
-  });
+  const ok = await kit.settling.suspend(
+    lease,
+    {
+      status: 'WAITING_FOR_APPROVAL',
+      checkpoint: kit.vault.seal(lease.runId, { v: 1, kind: 'state', state: pausedState() }),
+      turn: 1,
+      turnDigest: 'a'.repeat(64),
+      counters: { iterations: 1, promptTokens: 10, completionTokens: 5 },
+    },
+    [],
+    null,
+  );
   if (!ok) throw new Error('suspend failed');
   return lease.runId;
 }
@@ -197,7 +205,7 @@ export function settlerFor(
   settlements = new RunSettlements(),
 ): RunSettler {
   return new RunSettler(
-    kit.repository,
+    kit.settling,
     settlements,
     new RunEventsPublisher(bus as EventBus),
     new TransactionRunner(kit.ds),

@@ -2,10 +2,12 @@ import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { DecisionBookkeeping } from '../../../src/modules/approvals/application/decision-bookkeeping';
-import { DecisionsRepository } from '../../../src/modules/approvals/persistence/decisions.repository';
 import { RunSettlements, type RunSettled } from '../../../src/modules/runs/application/run-settlements';
 import type { RunSettler } from '../../../src/modules/runs/application/run-settler';
+import type { Step } from '../../../src/agent';
+import { KeptSteps } from '../../../src/modules/runs/application/kept-steps';
 import { managerOf, TransactionRunner } from '../../../src/platform/database/transaction-runner';
+import { StatementLog } from '../../support/statement-log';
 import { createTestDatabase, openDataSource, TestDatabase } from '../../support/test-database';
 import {
   LEASE_SECONDS,
@@ -37,7 +39,7 @@ describe('the run settler on a real database', () => {
     ds = await openDataSource(db);
     kit = await runsKit(ds);
     const settlements = new RunSettlements();
-    new DecisionBookkeeping(settlements, new DecisionsRepository(ds)).onModuleInit();
+    new DecisionBookkeeping(settlements).onModuleInit();
     // a listener that writes (as the chat writes its answer message) through the ambient manager
     settlements.register({
       onRunSettled: async (e) => {
@@ -156,5 +158,79 @@ describe('the run settler on a real database', () => {
     expect((await rowOf(ds, lease.runId)).status).toBe('RUNNING');
     expect(published).toEqual([]);
     expect(told).toEqual([]);
+  });
+
+  describe("a segment's own settle", () => {
+    const completed = (answer: string) =>
+      ({
+        kind: 'COMPLETED',
+        reason: 'COMPLETED',
+        truncated: false,
+        storedAnswer: answer,
+        answer,
+        counters: { iterations: 1, promptTokens: 0, completionTokens: 0 },
+      }) as const;
+
+    it('nobody listens: ONE statement outside any transaction stores the run, its kept step and the outcome, announced in order', async () => {
+      const quiet = new RunSettlements();
+      new DecisionBookkeeping(quiet).onModuleInit();
+      quiet.register({
+        onRunSettled: () => Promise.reject(new Error('not listening')),
+        listensTo: () => Promise.resolve(false),
+      });
+      const quietSettler = settlerFor(
+        kit,
+        {
+          publish: (topic: string, payload: unknown) =>
+            Promise.resolve(void published.push({ topic, payload })),
+        },
+        quiet,
+      );
+      const lease = await runningRun(kit);
+      const decisionId = await decide(lease.runId);
+      const transactions = new TransactionRunner(ds);
+      const kept = new KeptSteps(kit.repository, transactions, lease, LEASE_SECONDS, 0);
+      kept.keep(step(1) as Step);
+      kept.announceWhenStored(1, (sequence) =>
+        Promise.resolve(void published.push({ topic: `step ${sequence}`, payload: null })),
+      );
+      const log = StatementLog.open();
+      try {
+        expect(await quietSettler.settleSegment(lease, completed('done'), kept, false)).not.toBeNull();
+      } finally {
+        log.close();
+      }
+      expect(log.statements).toHaveLength(1);
+      expect(log.statements[0]!.text).toMatch(
+        /^WITH settled AS \(UPDATE run[\s\S]*INSERT INTO run_step[\s\S]*UPDATE decision d/,
+      );
+      expect((await rowOf(ds, lease.runId)).status).toBe('COMPLETED');
+      expect((await decisionRow(decisionId)).outcome).toBe('COMPLETED');
+      const steps = await ds.query('SELECT sequence FROM run_step WHERE run_id = $1', [lease.runId]);
+      expect(steps).toEqual([{ sequence: 1 }]);
+      // the kept step is announced before the settle, as inside a transaction
+      expect(published.map((p) => p.topic)).toEqual([
+        'step 1',
+        `run.trace.${lease.runId}`,
+        `run.progress.${lease.runId}`,
+      ]);
+    });
+
+    it('a listener that listens (a chat turn, a webhook): the settle and what it writes share one transaction', async () => {
+      const lease = await runningRun(kit);
+      const decisionId = await decide(lease.runId);
+      const kept = new KeptSteps(kit.repository, new TransactionRunner(ds), lease, LEASE_SECONDS, 0);
+      const log = StatementLog.open();
+      try {
+        expect(await settler.settleSegment(lease, completed('done'), kept, false)).not.toBeNull();
+      } finally {
+        log.close();
+      }
+      expect(
+        log.transactions().map((tx) => tx.map((st) => st.text.split(' ').slice(0, 3).join(' '))),
+      ).toEqual([['START TRANSACTION', 'WITH settled AS', 'INSERT INTO worker_heartbeat', 'COMMIT']]);
+      expect((await decisionRow(decisionId)).outcome).toBe('COMPLETED');
+      expect(await listenerWrote(lease.runId)).toBe(true);
+    });
   });
 });

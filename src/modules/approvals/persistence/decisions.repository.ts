@@ -59,26 +59,23 @@ export class DecisionsRepository {
     };
   }
 
-  /** The open decision of a run (no outcome, not handed back; at most one): the newest such. */
-  private static readonly OPEN = `(SELECT id FROM decision WHERE run_id = $1 AND outcome IS NULL
-       AND handed_back_code IS NULL ORDER BY turn DESC, decided_at DESC LIMIT 1)`;
-
-  /** Records the status a run settled in as the outcome of its open decision, if it has one. */
-  async settleOpen(runId: string, status: string): Promise<void> {
-    await this.m().query(
-      `UPDATE decision SET outcome = $2, settled_at = now() WHERE id = ${DecisionsRepository.OPEN}`,
-      [runId, status],
-    );
-  }
-
-  /** Marks the open decision of a run handed back by a worker; its turn is open again. */
-  async handBackOpen(runId: string, code: string): Promise<void> {
-    await this.m().query(
-      `UPDATE decision SET handed_back_code = $2, outcome = NULL, settled_at = now()
-        WHERE id = ${DecisionsRepository.OPEN}`,
-      [runId, code],
-    );
-  }
+  /**
+   * The decision record kept in step with its run, as a write riding in every statement that
+   * settles runs (`SettleRider`, over the CTE `settled`): a run a decision continued gives the
+   * status it settled in to its open decision (no outcome, not handed back; at most one, the
+   * newest) as its outcome, or, handed back, the hand-back's code. A requeued run (QUEUED, the
+   * reaper's) is not settled and leaves it open.
+   */
+  static readonly SETTLE_RIDER = {
+    sql: `UPDATE decision d
+             SET outcome = CASE WHEN s.hand_back_code IS NULL THEN s.status END,
+                 handed_back_code = s.hand_back_code, settled_at = now()
+            FROM settled s
+           WHERE s.had_decision AND s.status NOT IN ('QUEUED', 'RUNNING')
+             AND d.id = (SELECT o.id FROM decision o
+                          WHERE o.run_id = s.id AND o.outcome IS NULL AND o.handed_back_code IS NULL
+                          ORDER BY o.turn DESC, o.decided_at DESC LIMIT 1)`,
+  } as const;
 
   async listForRun(runId: string): Promise<DecisionEntity[]> {
     return managerOf(this.dataSource).find(DecisionEntity, { where: { runId }, order: { turn: 'ASC' } });

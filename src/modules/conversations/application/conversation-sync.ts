@@ -42,6 +42,8 @@ export class ConversationSync implements OnModuleInit {
   onModuleInit(): void {
     this.settlements.register({
       onRunSettled: (e) => this.onRunSettled(e),
+      // why: only a chat turn can be a conversation's active run (see `onRunSettled`).
+      listensTo: (e) => Promise.resolve(e.chatTurn !== false),
       onApprovalExpired: (runId) => this.onApprovalExpired(runId),
     });
   }

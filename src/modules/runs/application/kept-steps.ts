@@ -79,14 +79,19 @@ export class KeptSteps {
 
   /**
    * Counts a taken batch as stored in order, its last step at sequence `last`, and announces
-   * each after the commit (the caller's transaction's, where there is one).
+   * each after the commit (the caller's transaction's, where there is one; `after`: the caller
+   * queues the announcements itself).
    */
-  markStored(batch: KeptBatch, last: number): void {
+  markStored(
+    batch: KeptBatch,
+    last: number,
+    after: (effect: () => void | Promise<void>) => void = (e) => this.transactions.afterCommit(e),
+  ): void {
     this.storedCount = last;
     const first = last - batch.length + 1;
     batch.forEach((k, i) => {
       const announce = k.announce;
-      if (announce) this.transactions.afterCommit(() => announce(first + i));
+      if (announce) after(() => announce(first + i));
     });
   }
 

@@ -341,7 +341,7 @@ export class RunExecutor implements OnApplicationShutdown {
 
   /**
    * Writes where the segment stopped under its lease (the settler), with the steps it still
-   * kept in the same statement, in one transaction; nothing when fenced out.
+   * kept in the same statement; nothing when fenced out.
    */
   private async finish(
     segment: Segment,
@@ -356,9 +356,7 @@ export class RunExecutor implements OnApplicationShutdown {
       if (signal.reason === 'shutdown') await this.repository.requeue(segment.lease);
       return;
     }
-    await this.transactions.run((tx) =>
-      this.settler.settleIn(tx, { lease: segment.lease }, settlement, steps),
-    );
+    await this.settler.settleSegment(segment.lease, settlement, steps, segment.run.chatTurn);
   }
 
   /** A fault (not a provider failure): the run fails rather than staying RUNNING. */

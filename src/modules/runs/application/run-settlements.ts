@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { ErrorCode } from '../../../common/error-codes';
 import type { RunStatus } from '../core/run-status';
+import type { SettleRider } from '../persistence/run-rows';
 
 /** A run stopped moving: it settled, paused, or a recorded decision was handed back. */
 export interface RunSettled {
@@ -28,6 +29,12 @@ export interface RunSettled {
 export interface RunSettlementListener {
   onRunSettled(event: RunSettled): Promise<void>;
   /**
+   * Whether `onRunSettled` would do anything for `event`, asked before the settle's write (its
+   * `chatTurn` may be undefined: not known yet). Leave it out to be told of every settle.
+   * why: a settle no listener writes for is one statement in autocommit, not a transaction.
+   */
+  listensTo?(event: RunSettled): Promise<boolean>;
+  /**
    * The run's approval deadline passed and the expiry is settling it (continued as denied, or
    * failed), inside the expiry's transaction, before the run moves on.
    */
@@ -35,41 +42,45 @@ export interface RunSettlementListener {
 }
 
 /**
- * Kept inside the transaction that settles a run whose continuation carried a decision: the
- * decision's bookkeeping (its outcome, or its hand-back) commits with the run's new state or
- * not at all. A failure here rolls the settle back.
- */
-export interface DecisionBookkeeper {
-  settled(event: RunSettled): Promise<void>;
-}
-
-/**
  * Lets other modules follow runs without the runs module knowing them. The approvals module
- * registers the one bookkeeper and listeners (the chat) register at start-up; both are awaited
- * inside every settle's transaction in this process, so a failure of either rolls the settle
- * back (the run keeps its lease and is settled again, or reaped), never half-applied.
+ * registers the decision's bookkeeping, a write that rides in every settling statement (so it
+ * commits with the run's new state without a statement of its own); listeners (the chat, the
+ * webhooks) register at start-up and are awaited inside the settle's transaction in this
+ * process, so a failure of either rolls the settle back (the run keeps its lease and is settled
+ * again, or reaped), never half-applied.
  */
 @Injectable()
 export class RunSettlements {
   private readonly listeners: RunSettlementListener[] = [];
-  private bookkeeper: DecisionBookkeeper | null = null;
+  private decisionRider: SettleRider | null = null;
 
   register(listener: RunSettlementListener): void {
     this.listeners.push(listener);
   }
 
-  keepDecisionsWith(bookkeeper: DecisionBookkeeper): void {
-    this.bookkeeper = bookkeeper;
+  /** The decision's bookkeeping (approvals' persistence): rides in every settling statement. */
+  keepDecisionsWith(rider: SettleRider): void {
+    this.decisionRider = rider;
   }
 
-  /** Inside the settle's transaction, for a run a decision continued. */
-  async keepDecision(event: RunSettled): Promise<void> {
-    await this.bookkeeper?.settled(event);
+  get rider(): SettleRider | null {
+    return this.decisionRider;
   }
 
   /** Inside the expiry's transaction, for a run whose approval deadline passed. */
   async expired(runId: string): Promise<void> {
     for (const listener of this.listeners) await listener.onApprovalExpired?.(runId);
+  }
+
+  /**
+   * Whether any listener has something to do when `event` settles (undefined `chatTurn`: not
+   * known). A settle nobody listens to needs no transaction around its one statement.
+   */
+  async heard(event: RunSettled): Promise<boolean> {
+    for (const listener of this.listeners) {
+      if (!listener.listensTo || (await listener.listensTo(event))) return true;
+    }
+    return false;
   }
 
   /** Inside the settle's transaction, for every run that settled. */

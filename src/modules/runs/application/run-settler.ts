@@ -3,13 +3,8 @@ import type { PendingTurn } from '../../../agent';
 import type { ErrorCode } from '../../../common/error-codes';
 import { TransactionRunner, type Tx } from '../../../platform/database/transaction-runner';
 import type { RunStatus, TerminationReason } from '../core/run-status';
-import {
-  RunsRepository,
-  type Counters,
-  type Lease,
-  type SettledRow,
-  type StoredStep,
-} from '../persistence/runs.repository';
+import { RunSettlingRepository } from '../persistence/run-settling.repository';
+import { type Counters, type Lease, type SettledRow, type StoredStep } from '../persistence/run-rows';
 import { batchSteps, type KeptSteps } from './kept-steps';
 import { RunReapingRepository, type ReapedRun } from '../persistence/run-reaping.repository';
 import { RunEventsPublisher, type TraceEvent } from './run-events';
@@ -54,18 +49,27 @@ export type Settlement =
 export type SettleGuard =
   { readonly lease: Lease } | { readonly runId: string; readonly from: readonly RunStatus[] };
 
+/** A settle as written: the row it left and what listeners and subscribers are told of it. */
+interface Written {
+  readonly row: SettledRow;
+  readonly event: RunSettled;
+  readonly settlement: Settlement;
+  readonly movesInbox: boolean;
+}
+
 /**
  * The one way a run settles, whoever settles it (the executor, a worker handing a decision
- * back, the reaper, a cancel, a refusal that fails a process run): ONE transaction writes the
- * run's new state, the bookkeeping of the decision it was carrying out and what in-process
- * listeners (the chat) write of it; after the commit the listeners' own events, then the trace,
- * the progress stream and the inbox hear of it. A write that changed no row (fenced out,
- * already settled) tells nobody.
+ * back, the reaper, a cancel, a refusal that fails a process run): ONE statement writes the
+ * run's new state with the bookkeeping of the decision it was carrying out riding in it
+ * (`RunSettlements.rider`), in a transaction with what in-process listeners (the chat, the
+ * webhooks) write of it; after the commit the listeners' own events, then the trace, the
+ * progress stream and the inbox hear of it. A write that changed no row (fenced out, already
+ * settled) tells nobody.
  */
 @Injectable()
 export class RunSettler {
   constructor(
-    private readonly repository: RunsRepository,
+    private readonly repository: RunSettlingRepository,
     private readonly settlements: RunSettlements,
     private readonly events: RunEventsPublisher,
     private readonly transactions: TransactionRunner,
@@ -88,42 +92,81 @@ export class RunSettler {
     settlement: Settlement,
     kept?: KeptSteps,
   ): Promise<SettledRow | null> {
-    const runId = 'lease' in guard ? guard.lease.runId : guard.runId;
-    const batch = kept?.take() ?? [];
-    const row = await this.write(guard, settlement, batchSteps(batch));
-    if (!row) return null;
-    if (batch.length > 0) kept?.markStored(batch, row.stepCount);
-    const event = settledEvent(runId, settlement, row);
-    if (row.hadDecision) await this.settlements.keepDecision(event);
-    await this.settlements.notify(event);
-    // why: the inbox moves when a run starts waiting or may have stopped waiting without a
-    // decision (a cancel, a waiting run failed); a running run that finishes was never in it.
-    const movesInbox =
-      !('lease' in guard) || (settlement.kind !== 'COMPLETED' && settlement.kind !== 'FAILED');
-    tx.afterCommit(() => this.announce(event, settlement, row, movesInbox));
-    return row;
+    const written = await this.store(guard, settlement, kept);
+    if (!written) return null;
+    await this.settlements.notify(written.event);
+    tx.afterCommit(() => this.announce(written));
+    return written.row;
   }
 
   /**
-   * The reaper's pass: one statement requeues or fails every run whose lease expired, and the
-   * failed ones are settled like any other (decision outcome in the same transaction).
+   * An executing segment's own settle. When no listener has anything to do for it, its one
+   * statement (the run, its last steps, the decision's outcome) commits on its own, with no
+   * transaction around it; otherwise as `settle`, with the listeners inside.
+   * why: a transaction around a single statement costs two more round trips per settle, a fifth
+   * of a durable continuation's statements.
+   */
+  async settleSegment(
+    lease: Lease,
+    settlement: Settlement,
+    kept: KeptSteps,
+    chatTurn: boolean,
+  ): Promise<SettledRow | null> {
+    const heard = await this.settlements.heard({ ...eventOf(lease.runId, settlement), chatTurn });
+    if (heard || this.transactions.inTransaction) {
+      return this.transactions.run((tx) => this.settleIn(tx, { lease }, settlement, kept));
+    }
+    const effects: Array<() => void | Promise<void>> = [];
+    const written = await this.store({ lease }, settlement, kept, (effect) => effects.push(effect));
+    if (!written) return null;
+    await this.transactions.runEffects([...effects, () => this.announce(written)]);
+    return written.row;
+  }
+
+  /**
+   * The reaper's pass: one statement requeues or fails every run whose lease expired (the
+   * failed ones' decision outcomes riding in it), and the failed ones are told like any other
+   * settle.
    */
   async reap(limit: number, messageOf: (run: ReapedRun) => string): Promise<ReapedRun[]> {
     return this.transactions.run(async (tx) => {
-      const reaped = await this.reaping.reapExpired(limit);
+      const reaped = await this.reaping.reapExpired(limit, this.settlements.rider);
       for (const run of reaped.filter((r) => r.status === 'FAILED')) {
         const settlement: Settlement = {
           kind: 'FAILED',
           reason: run.terminationReason ?? 'NOT_RETRYABLE',
           message: messageOf(run),
         };
-        const event = settledEvent(run.id, settlement, run);
-        if (run.hadDecision) await this.settlements.keepDecision(event);
-        await this.settlements.notify(event);
-        tx.afterCommit(() => this.announce(event, settlement, run, false));
+        const written: Written = {
+          row: run,
+          event: settledEvent(run.id, settlement, run),
+          settlement,
+          movesInbox: false,
+        };
+        await this.settlements.notify(written.event);
+        tx.afterCommit(() => this.announce(written));
       }
       return reaped;
     });
+  }
+
+  /** The settling statement, with the segment's kept steps; null when it changed no row. */
+  private async store(
+    guard: SettleGuard,
+    settlement: Settlement,
+    kept?: KeptSteps,
+    after?: (effect: () => void | Promise<void>) => void,
+  ): Promise<Written | null> {
+    const runId = 'lease' in guard ? guard.lease.runId : guard.runId;
+    const batch = kept?.take() ?? [];
+    const row = await this.write(guard, settlement, batchSteps(batch));
+    if (!row) return null;
+    if (batch.length > 0) kept?.markStored(batch, row.stepCount, after);
+    // why: the inbox moves when a run starts waiting or may have stopped waiting without a
+    // decision (a cancel, a waiting run failed); a running run that finishes was never in it.
+    const movesInbox =
+      !('lease' in guard) || (settlement.kind !== 'COMPLETED' && settlement.kind !== 'FAILED');
+    return { row, event: settledEvent(runId, settlement, row), settlement, movesInbox };
   }
 
   private async write(
@@ -131,15 +174,17 @@ export class RunSettler {
     s: Settlement,
     steps: readonly StoredStep[],
   ): Promise<SettledRow | null> {
+    const rider = this.settlements.rider;
     if (!('lease' in guard)) {
       if (steps.length > 0) throw new Error("a segment's steps are stored under its lease");
-      if (s.kind === 'CANCELLED') return this.repository.cancel(guard.runId, guard.from);
+      if (s.kind === 'CANCELLED') return this.repository.cancel(guard.runId, guard.from, rider);
       if (s.kind !== 'FAILED') throw new Error(`a ${s.kind} settle needs the run's lease`);
-      return this.repository.settleFrom(guard.runId, guard.from, {
-        status: 'FAILED',
-        reason: s.reason,
-        errorMessage: s.message,
-      });
+      return this.repository.settleFrom(
+        guard.runId,
+        guard.from,
+        { status: 'FAILED', reason: s.reason, errorMessage: s.message },
+        rider,
+      );
     }
     const { lease } = guard;
     switch (s.kind) {
@@ -154,12 +199,14 @@ export class RunSettler {
             counters: s.counters,
           },
           steps,
+          rider,
         );
       case 'FAILED':
         return this.repository.settle(
           lease,
           { status: 'FAILED', reason: s.reason, errorMessage: s.message, counters: s.counters },
           steps,
+          rider,
         );
       case 'WAITING':
         return this.repository.suspend(
@@ -172,22 +219,18 @@ export class RunSettler {
             counters: s.counters,
           },
           steps,
+          rider,
         );
       case 'HANDED_BACK':
         if (steps.length > 0) throw new Error('a hand-back stores no steps');
-        return this.repository.handBack(lease, s.status, s.checkpoint, s.code);
+        return this.repository.handBack(lease, s.status, s.checkpoint, s.code, rider);
       case 'CANCELLED':
         throw new Error('a cancel is guarded on the statuses it may cancel, not on a lease');
     }
   }
 
-  private async announce(
-    event: RunSettled,
-    s: Settlement,
-    row: SettledRow,
-    movesInbox: boolean,
-  ): Promise<void> {
-    await this.events.settled(terminalOf(event.runId, s, row), {
+  private async announce({ event, settlement, row, movesInbox }: Written): Promise<void> {
+    await this.events.settled(terminalOf(event.runId, settlement, row), {
       stepCount: row.stepCount,
       status: event.status,
       turn: row.turn,

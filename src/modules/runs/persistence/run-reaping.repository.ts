@@ -4,7 +4,7 @@ import { managerOf } from '../../../platform/database/transaction-runner';
 import { REAP_MESSAGES, type ReapCause } from '../core/reap-rule';
 import { MAX_REQUEUES, type RunStatus, type TerminationReason } from '../core/run-status';
 import { returnedRows } from '../../../platform/database/query-results';
-import type { SettledRow } from './run-rows';
+import type { SettledRow, SettleRider } from './run-rows';
 
 /** What the reaper did to one run. */
 export interface ReapedRun extends SettledRow {
@@ -29,7 +29,7 @@ export class RunReapingRepository {
    * times. Failed: NOT_RETRYABLE for an applied, external or undeclared effect (the effect is
    * kept on the row as evidence), else RETRIES_EXHAUSTED.
    */
-  async reapExpired(limit: number): Promise<ReapedRun[]> {
+  async reapExpired(limit: number, rider: SettleRider | null): Promise<ReapedRun[]> {
     // why: MATERIALIZED runs the locking sub-select once; inlined, PostgreSQL may re-run it
     // per row and lock past the LIMIT. The cause is judged on the locked row, which nobody else
     // can change before the UPDATE of the same statement.
@@ -44,7 +44,8 @@ export class RunReapingRepository {
            FROM run WHERE status = 'RUNNING' AND lease_expires_at < now()
           ORDER BY lease_expires_at LIMIT $2 FOR UPDATE SKIP LOCKED),
        judged AS (
-         SELECT id, COALESCE(effect_cause, CASE WHEN exhausted THEN 'RETRIES_EXHAUSTED' END) AS cause FROM due)
+         SELECT id, COALESCE(effect_cause, CASE WHEN exhausted THEN 'RETRIES_EXHAUSTED' END) AS cause FROM due),
+       settled AS (
        UPDATE run r SET
            status = CASE WHEN j.cause IS NULL THEN 'QUEUED' ELSE 'FAILED' END,
            termination_reason = CASE WHEN j.cause IS NULL THEN NULL
@@ -62,7 +63,8 @@ export class RunReapingRepository {
          FROM judged j
          WHERE r.id = j.id AND r.status = 'RUNNING' AND r.lease_expires_at < now()
          RETURNING r.id, r.status, r.termination_reason, j.cause, r.error_message, r.step_count, r.turn, r.had_decision,
-                   r.chat_turn`,
+                   r.chat_turn, NULL::text AS hand_back_code)${rider ? `,\n       rider AS (${rider.sql})` : ''}
+       SELECT * FROM settled`,
       [
         MAX_REQUEUES,
         limit,

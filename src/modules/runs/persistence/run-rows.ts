@@ -77,12 +77,43 @@ export interface StoredStep {
 }
 
 export const CLEAR_LEASE = 'claimed_by = NULL, lease_token = NULL, lease_expires_at = NULL';
-/** What a settling UPDATE hands back, so nobody reads the row again to announce it. */
+/**
+ * What a settling UPDATE hands back, so nobody reads the row again to announce it, and what a
+ * `SettleRider` reads of it (`id`, `status`, `had_decision`, `hand_back_code`: the code of a
+ * hand-back the statement makes, else NULL).
+ */
 // why: a pause's trace event carries the turn's deadline and quorum; the configuration's quorum
 // is read in the same statement, and only for a run that starts waiting for an approval.
-export const SETTLED_ROW = `RETURNING step_count, turn, had_decision, chat_turn, expires_at,
+export function settledReturning(handBackCode = 'NULL::text'): string {
+  return `RETURNING id, status, step_count, turn, had_decision, chat_turn, expires_at, ${handBackCode} AS hand_back_code,
   CASE WHEN status = 'WAITING_FOR_APPROVAL'
     THEN (SELECT c.required_approvals FROM configuration c WHERE c.id = configuration_id) END AS required_approvals`;
+}
+
+/**
+ * Another module's write that rides in every statement that settles runs, so it commits with
+ * the settle without a statement (and a transaction) of its own: a data-modifying statement over
+ * the CTE `settled`, one row per run the statement settled (see `settledReturning`; a reaper's
+ * requeue is in it too, with status QUEUED). Registered through `RunSettlements`.
+ */
+export interface SettleRider {
+  readonly sql: string;
+}
+
+/**
+ * The whole settling statement: `update` (an UPDATE of run, RETURNING `settledReturning()`)
+ * as the CTE `settled`, then `more` (CTEs over `settled`, e.g. the steps stored with it), then
+ * the rider, and the settled rows as the result. why: a data-modifying CTE must sit at the top
+ * level, so the parts are put side by side here rather than nested.
+ */
+export function settlingStatement(
+  update: string,
+  rider: SettleRider | null,
+  more: readonly string[] = [],
+): string {
+  const ctes = [`settled AS (${update})`, ...more, ...(rider ? [`rider AS (${rider.sql})`] : [])];
+  return `WITH ${ctes.join(',\n')}\nSELECT * FROM settled`;
+}
 
 /** A run as a settling write left it. */
 export interface SettledRow {
@@ -109,11 +140,16 @@ export async function affectsOne(manager: EntityManager, sql: string, params: un
   return affectedRows(await manager.query(sql, params)) === 1;
 }
 
-/** A settling UPDATE (RETURNING SETTLED_ROW): what it left, or null when it changed no row. */
+/**
+ * A settling UPDATE (RETURNING `settledReturning()`) with the rider: what it left, or null when
+ * it changed no row.
+ */
 export async function settledRow(
   manager: EntityManager,
-  sql: string,
+  update: string,
   params: unknown[],
+  rider: SettleRider | null,
+  more: readonly string[] = [],
 ): Promise<SettledRow | null> {
   const rows = returnedRows<{
     step_count: number;
@@ -122,7 +158,7 @@ export async function settledRow(
     chat_turn: boolean;
     expires_at: Date | null;
     required_approvals: number | null;
-  }>(await manager.query(sql, params));
+  }>(await manager.query(settlingStatement(update, rider, more), params));
   const row = rows.length === 1 ? rows[0]! : null;
   return (
     row && {
@@ -149,21 +185,15 @@ export async function settleUnderLease(
   set: string,
   params: unknown[],
   steps: readonly StoredStep[],
+  rider: SettleRider | null,
 ): Promise<SettledRow | null> {
   const k = params.length + 3;
   const kinds = `$${k}::text[]`;
   return settledRow(
     manager,
-    `WITH r AS (
-       UPDATE run SET ${set}, step_count = step_count + cardinality(${kinds}), ${CLEAR_LEASE}
-        WHERE id = $1 AND lease_token = $2 AND status = 'RUNNING'
-        ${SETTLED_ROW}),
-     s AS (
-       INSERT INTO run_step (run_id, sequence, kind, round, duration_ms, payload)
-       SELECT $1, r.step_count - cardinality(${kinds}) + s.n, s.kind, s.round, s.duration_ms, s.payload
-         FROM r, unnest(${kinds}, $${k + 1}::int[], $${k + 2}::int[], $${k + 3}::jsonb[])
-                 WITH ORDINALITY AS s(kind, round, duration_ms, payload, n))
-     SELECT * FROM r`,
+    `UPDATE run SET ${set}, step_count = step_count + cardinality(${kinds}), ${CLEAR_LEASE}
+      WHERE id = $1 AND lease_token = $2 AND status = 'RUNNING'
+      ${settledReturning()}`,
     [
       lease.runId,
       lease.token,
@@ -172,6 +202,14 @@ export async function settleUnderLease(
       steps.map((s) => s.round),
       steps.map((s) => s.durationMs),
       steps.map((s) => JSON.stringify(s.payload)),
+    ],
+    rider,
+    [
+      `steps AS (
+       INSERT INTO run_step (run_id, sequence, kind, round, duration_ms, payload)
+       SELECT $1, r.step_count - cardinality(${kinds}) + s.n, s.kind, s.round, s.duration_ms, s.payload
+         FROM settled r, unnest(${kinds}, $${k + 1}::int[], $${k + 2}::int[], $${k + 3}::jsonb[])
+                 WITH ORDINALITY AS s(kind, round, duration_ms, payload, n))`,
     ],
   );
 }

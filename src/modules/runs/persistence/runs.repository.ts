@@ -2,20 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { directQuery } from '../../../platform/database/direct-query';
 import { managerOf } from '../../../platform/database/transaction-runner';
-import type { RunStatus } from '../core/run-status';
-import {
-  affectsOne,
-  CLEAR_LEASE,
-  SETTLED_ROW,
-  settledRow,
-  settleUnderLease,
-  type Lease,
-  type NewRun,
-  type SettledRow,
-  type SettleWrite,
-  type StoredStep,
-  type SuspendWrite,
-} from './run-rows';
+import { affectsOne, CLEAR_LEASE, type Lease, type NewRun, type StoredStep } from './run-rows';
 
 export type {
   ClaimedRun,
@@ -24,6 +11,7 @@ export type {
   Lease,
   NewRun,
   SettledRow,
+  SettleRider,
   SettleWrite,
   StoredStep,
   SuspendWrite,
@@ -33,7 +21,8 @@ export type {
  * A run's writes while it executes or settles, each ONE conditional UPDATE that counts only when
  * exactly one row changed (docs/run-lifecycle.md). Writes of an executing segment carry the
  * lease token (fencing): a process whose lease was taken over commits nothing. Claims are in
- * RunClaimsRepository, reads in RunReadsRepository.
+ * RunClaimsRepository, the settling statements in RunSettlingRepository, reads in
+ * RunReadsRepository.
  */
 /**
  * The lease a step leaves behind (`$3`: the lease in seconds): renewed once half of it is used
@@ -272,113 +261,6 @@ export class RunsRepository {
         WHERE id = $1 AND lease_token = $2 AND status = 'RUNNING'
           AND ($3::jsonb IS NOT NULL OR pending_effect IS NOT NULL)`,
       [lease.runId, lease.token, effect ? JSON.stringify(effect) : null],
-    );
-  }
-
-  /**
-   * RUNNING -> WAITING_*: state written, claim and lease cleared. An approval wait gets its
-   * deadline from the configuration's timeout, timed by PostgreSQL (null: no deadline).
-   */
-  async suspend(
-    lease: Lease,
-    write: SuspendWrite,
-    steps: readonly StoredStep[] = [],
-  ): Promise<SettledRow | null> {
-    return settleUnderLease(
-      this.m(),
-      lease,
-      `status = $3, checkpoint = $4, turn = $5, turn_digest = $6, waiting_since = now(),
-       expires_at = CASE WHEN $3::varchar = 'WAITING_FOR_APPROVAL' THEN (SELECT now() + make_interval(secs => c.approval_timeout_seconds)
-         FROM configuration c WHERE c.id = run.configuration_id) END,
-       iterations = $7, prompt_tokens = $8, completion_tokens = $9, pending_effect = NULL`,
-      [
-        write.status,
-        write.checkpoint,
-        write.turn,
-        write.turnDigest,
-        write.counters.iterations,
-        write.counters.promptTokens,
-        write.counters.completionTokens,
-      ],
-      steps,
-    );
-  }
-
-  /**
-   * RUNNING -> terminal under the lease; clears state, claim and lease. `steps`: the segment's
-   * last ones, stored in the same statement (`settleUnderLease`); `suspend` likewise.
-   */
-  async settle(
-    lease: Lease,
-    write: SettleWrite,
-    steps: readonly StoredStep[] = [],
-  ): Promise<SettledRow | null> {
-    return settleUnderLease(
-      this.m(),
-      lease,
-      `status = $3, termination_reason = $4, truncated = $5, answer = $6, error_message = $7,
-       iterations = COALESCE($8, iterations), prompt_tokens = COALESCE($9, prompt_tokens),
-       completion_tokens = COALESCE($10, completion_tokens),
-       finished_at = now(), checkpoint = NULL, turn_digest = NULL, pending_effect = NULL`,
-      [
-        write.status,
-        write.reason,
-        write.truncated ?? false,
-        write.answer ?? null,
-        write.errorMessage ?? null,
-        write.counters?.iterations ?? null,
-        write.counters?.promptTokens ?? null,
-        write.counters?.completionTokens ?? null,
-      ],
-      steps,
-    );
-  }
-
-  /** A settle guarded on a status instead of a lease (e.g. failing a waiting run). */
-  async settleFrom(
-    runId: string,
-    from: readonly RunStatus[],
-    write: SettleWrite,
-  ): Promise<SettledRow | null> {
-    return settledRow(
-      this.m(),
-      `UPDATE run SET status = $3, termination_reason = $4, error_message = $5, finished_at = now(),
-              checkpoint = NULL, turn_digest = NULL, pending_effect = NULL, ${CLEAR_LEASE}
-        WHERE id = $1 AND status = ANY($2::varchar[])
-        ${SETTLED_ROW}`,
-      [runId, from, write.status, write.reason, write.errorMessage ?? null],
-    );
-  }
-
-  /** Cancel: a settle to CANCELLED from QUEUED, RUNNING or WAITING_*; two cancels cannot both win. */
-  async cancel(runId: string, from: readonly RunStatus[]): Promise<SettledRow | null> {
-    return settledRow(
-      this.m(),
-      `UPDATE run SET status = 'CANCELLED', termination_reason = 'CANCELLED', finished_at = now(),
-              checkpoint = NULL, turn_digest = NULL, pending_effect = NULL, ${CLEAR_LEASE}
-        WHERE id = $1 AND status = ANY($2::varchar[])
-        ${SETTLED_ROW}`,
-      [runId, from],
-    );
-  }
-
-  /**
-   * Hands a recorded decision back: RUNNING (under the lease) -> the waiting state, the paused
-   * state restored, `hand_back` set, claim and lease cleared.
-   */
-  async handBack(
-    lease: Lease,
-    to: 'WAITING_FOR_APPROVAL' | 'WAITING_FOR_INPUT',
-    checkpoint: string,
-    code: string,
-  ): Promise<SettledRow | null> {
-    return settledRow(
-      this.m(),
-      `UPDATE run SET status = $3, checkpoint = $4, hand_back = jsonb_build_object('code', $5::text, 'at', now()),
-              waiting_since = now(), recorded_at = NULL, pending_effect = NULL, ${CLEAR_LEASE}
-        WHERE id = $1 AND lease_token = $2 AND status = 'RUNNING'
-        ${SETTLED_ROW}`,
-      [lease.runId, lease.token, to, checkpoint, code],
     );
   }
 

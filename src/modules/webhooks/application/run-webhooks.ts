@@ -20,6 +20,12 @@ export const MAX_APPROVERS = 100;
 const FINISHED = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
 const WAITING = new Set(['WAITING_FOR_APPROVAL', 'WAITING_FOR_INPUT']);
 
+/** The event a settle reports, if any. */
+function settleEventType(event: RunSettled): 'run.waiting' | 'run.settled' | null {
+  if (WAITING.has(event.status)) return 'run.waiting';
+  return FINISHED.has(event.status) ? 'run.settled' : null;
+}
+
 /**
  * Turns what happens to runs into outbox events, inside the transaction of the change: the
  * settle (RunSettlements: a run starts waiting, or finishes) and the decision record
@@ -39,16 +45,26 @@ export class RunWebhooks implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.settlements.register({ onRunSettled: (e) => this.onRunSettled(e) });
+    this.settlements.register({
+      onRunSettled: (e) => this.onRunSettled(e),
+      listensTo: (e) => this.listensTo(e),
+    });
     this.decisions.register({ onDecisionRecorded: (e) => this.onDecisionRecorded(e) });
   }
 
   async onRunSettled(event: RunSettled): Promise<void> {
-    if (WAITING.has(event.status)) {
-      await this.outbox.record({ type: 'run.waiting', runId: event.runId, data: () => this.waiting(event) });
-    } else if (FINISHED.has(event.status)) {
-      await this.outbox.record({ type: 'run.settled', runId: event.runId, data: () => this.settled(event) });
+    const type = settleEventType(event);
+    if (type === 'run.waiting') {
+      await this.outbox.record({ type, runId: event.runId, data: () => this.waiting(event) });
+    } else if (type === 'run.settled') {
+      await this.outbox.record({ type, runId: event.runId, data: () => this.settled(event) });
     }
+  }
+
+  /** Whether a settle like `event` would queue a delivery: an enabled endpoint takes its type. */
+  async listensTo(event: RunSettled): Promise<boolean> {
+    const type = settleEventType(event);
+    return type !== null && this.outbox.listensTo(type);
   }
 
   async onDecisionRecorded({ decision }: RecordedDecision): Promise<void> {

@@ -29,9 +29,14 @@ export class WebhookOutbox {
     private readonly signal: OutboxSignal,
   ) {}
 
+  /** Whether an event of `type` would be queued now (some enabled endpoint subscribes to it). */
+  listensTo(type: WebhookEventType): Promise<boolean> {
+    return this.endpoints.anyFor(type);
+  }
+
   /** The event's id (the `webhook-id`), or null when no endpoint wanted it. */
   async record(event: OutboxEvent): Promise<string | null> {
-    if (!(await this.endpoints.anyFor(event.type))) return null;
+    if (!(await this.listensTo(event.type))) return null;
     return this.transactions.run(async (tx) => {
       const payload = { type: event.type, timestamp: new Date().toISOString(), data: await event.data() };
       const id = randomUUID();
