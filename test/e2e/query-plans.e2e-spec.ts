@@ -4,6 +4,7 @@
 // sweep plans a sequential scan of `run` or `run_step`. The statements are the ones the app
 // sends (captured from TypeORM's logger), explained with their own parameters.
 import { DataSource } from 'typeorm';
+import { DecisionsRepository } from '../../src/modules/approvals/persistence/decisions.repository';
 import { RunClaimsRepository } from '../../src/modules/runs/persistence/run-claims.repository';
 import { RunReapingRepository } from '../../src/modules/runs/persistence/run-reaping.repository';
 import { RunRetentionRepository } from '../../src/modules/runs/persistence/run-retention.repository';
@@ -185,7 +186,7 @@ describe('query plans at volume', () => {
       async () => {
         await claims.claimQueued('plans-test', 30, 10);
         await claims.claimRecorded('plans-test', 30, 10);
-        await reaping.reapExpired(100, null);
+        await reaping.reapExpired(100, DecisionsRepository.SETTLE_RIDER);
         // why: a cutoff far in the past: the statements are planned and run, nothing is removed.
         await retention.removeSteps(3_000 * 86_400, 100, 6_000 * 86_400);
         await retention.removeRuns(3_000 * 86_400, 100);

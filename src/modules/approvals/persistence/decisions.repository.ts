@@ -67,14 +67,18 @@ export class DecisionsRepository {
    * reaper's) is not settled and leaves it open.
    */
   static readonly SETTLE_RIDER = {
+    // why: the open decision is found by a LATERAL join from the settled runs; as a sub-select
+    // in WHERE it is correlated to `settled`, which PostgreSQL cannot inline, and the planner
+    // hash-joined a sequential scan of the whole decision table against it.
     sql: `UPDATE decision d
              SET outcome = CASE WHEN s.hand_back_code IS NULL THEN s.status END,
                  handed_back_code = s.hand_back_code, settled_at = now()
             FROM settled s
-           WHERE s.had_decision AND s.status NOT IN ('QUEUED', 'RUNNING')
-             AND d.id = (SELECT o.id FROM decision o
-                          WHERE o.run_id = s.id AND o.outcome IS NULL AND o.handed_back_code IS NULL
-                          ORDER BY o.turn DESC, o.decided_at DESC LIMIT 1)`,
+           CROSS JOIN LATERAL (
+                 SELECT o.id FROM decision o
+                  WHERE o.run_id = s.id AND o.outcome IS NULL AND o.handed_back_code IS NULL
+                  ORDER BY o.turn DESC, o.decided_at DESC LIMIT 1) open
+           WHERE s.had_decision AND s.status NOT IN ('QUEUED', 'RUNNING') AND d.id = open.id`,
   } as const;
 
   async listForRun(runId: string): Promise<DecisionEntity[]> {
