@@ -165,8 +165,12 @@ export class ConversationEvents {
           return control.fail(forbidden('Access to this conversation was lost'));
         }
         if (event.kind === 'TEXT_DELTA') {
-          const delta = event.delta ? unseen(event.delta, text, event.activeRunId ?? '') : null;
-          if (!delta || (followed && event.activeRunId !== followed.runId)) return;
+          // why: only the run the conversation follows speaks; a chunk its segment flushed just
+          // before the conversation left it (a Stop) arrives after the final delta that closed
+          // its answer, and relayed it would reopen that answer on the reader's screen.
+          if (!followed || event.activeRunId !== followed.runId) return;
+          const delta = event.delta ? unseen(event.delta, text, event.activeRunId) : null;
+          if (!delta) return;
           const end = delta.offset + delta.text.length;
           text = { runId: event.activeRunId ?? '', turn: delta.turn, end, final: delta.final };
           return control.emit({ ...event, status, delta });
