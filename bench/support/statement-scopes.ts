@@ -14,12 +14,13 @@ import type { QueryCount, QueryCounter } from './query-counter';
 export const STATEMENTS_PER_DECISION_BOUNDS = {
   /**
    * P1: one inline approveRun HTTP request, token check to receipt (continuation excluded):
-   * 8 since the claim and the decision's step are one statement (9 before; 10 before a decision
+   * 5 since the claim, the decision's step and the decision record are one statement with no
+   * transaction around it (8 before; 9 before the claim carried the step; 10 before a decision
    * read the configuration's settings without its skills; 12 before the gate read its pages in
-   * one statement and the receipt took the decider from the caller), and 9 when the token's
+   * one statement and the receipt took the decider from the caller), and 6 when the token's
    * once-a-minute use stamp falls in it.
    */
-  inlineRequest: 9,
+  inlineRequest: 6,
   /**
    * P1: the continuation that request launched, up to the settle (demo-editor, one round): 8
    * since the decision's outcome rides in the settle's statement and a settle nobody listens to

@@ -13,16 +13,12 @@ const shape = (s: LoggedStatement): string =>
     .slice(0, 3)
     .join(' ');
 
-/** The claim's transaction: the claim with the decision's step, the decision record. */
-const CLAIM_TRANSACTION = ['START TRANSACTION', 'WITH UPDATE run', 'INSERT INTO decision', 'COMMIT'];
-
 /**
- * What an inline decision sends inside its one transaction (docs/decisions.md, "The checks, in
- * order"): the claim and the decision's step in one statement, the decision record, nothing
- * else. The decider gate's pages are read before it, beside the configuration, so the run's
- * row is locked for three statements and the commit.
+ * What an inline decision writes (docs/decisions.md, "The checks, in order"): ONE statement, in
+ * no transaction: the claim, the decision's step and the decision record (the approvals module's
+ * rider). The decider gate's pages are read before it, beside the configuration.
  */
-describe('decisions: the claim transaction', () => {
+describe('decisions: the claim statement', () => {
   let t: TestApp;
   let ids: Awaited<ReturnType<typeof demoIds>>;
   beforeAll(async () => {
@@ -42,7 +38,7 @@ describe('decisions: the claim transaction', () => {
       workspaceId,
     });
 
-  /** Decides the run with statements logged; the claim's transaction and what came before it. */
+  /** Decides the run with statements logged; the claim's statement and what came before it. */
   async function logged(runId: string, kind: 'approve' | 'deny') {
     const digest = await digestOf(t, runId);
     const log = StatementLog.open();
@@ -53,23 +49,39 @@ describe('decisions: the claim transaction', () => {
       log.close();
     }
     expect(receiptOf(res).path).toBe('INLINE');
-    const claim = log
-      .transactions()
-      .find((tx) => tx.some((s) => /^WITH c AS \( UPDATE run SET status = 'RUNNING'/.test(s.text)));
-    expect(claim).toBeDefined();
-    const before = log.statements.slice(0, log.statements.indexOf(claim![0]!));
-    return { claim: claim!.map(shape), before: before.map((s) => s.text) };
+    const claims = log.statements.filter((s) =>
+      /^WITH claimed AS \( UPDATE run SET status = 'RUNNING'/.test(s.text),
+    );
+    expect(claims).toHaveLength(1);
+    const claim = claims[0]!;
+    // why: nothing else writes for the decision: the step and the record ride in the claim.
+    expect(log.transactions().filter((tx) => tx.includes(claim))).toEqual([]);
+    expect(log.statements.filter((s) => /^INSERT INTO (decision|run_step)/.test(s.text))).toEqual([]);
+    const before = log.statements.slice(0, log.statements.indexOf(claim));
+    expect(before.filter((s) => /^START TRANSACTION/.test(s.text))).toEqual([]);
+    return { claim: claim.text, before: before.map((s) => s.text) };
   }
 
-  it('an approval: the gate reads its pages before the transaction; inside, the claim with its step, the record', async () => {
+  /** The decision's row, and its step, as the claim stored them. */
+  async function stored(runId: string) {
+    return t.dataSource.query(
+      `SELECT d.kind, d.outcome IS NULL AS open, s.kind AS step FROM decision d
+         JOIN run_step s ON s.run_id = d.run_id AND s.kind IN ('APPROVAL')
+        WHERE d.run_id = $1`,
+      [runId],
+    );
+  }
+
+  it('an approval: the gate reads its pages before the claim; the claim stores its step and the record', async () => {
     const runId = await waiting();
     const { claim, before } = await logged(runId, 'approve');
-    expect(claim).toEqual(CLAIM_TRANSACTION);
+    expect(claim).toMatch(/INSERT INTO run_step[\s\S]*INSERT INTO decision[\s\S]*FROM claimed/);
     expect(before.filter((s) => /FROM page p\b/.test(s))).toHaveLength(1);
     // why: a run's skills travel in its checkpoint; a decision reads only the configuration's settings.
     expect(before.filter((s) => /\bFROM configuration\b/.test(s))).toHaveLength(1);
     expect(before.filter((s) => /\bFROM skill\b/.test(s))).toEqual([]);
     expect(await waitForRest(t, runId)).toBe('COMPLETED');
+    expect(await stored(runId)).toEqual([{ kind: 'APPROVE', open: false, step: 'APPROVAL' }]);
     const steps = await t.dataSource.query(
       `SELECT count(*) FILTER (WHERE kind = 'APPROVAL')::int AS approvals,
               count(*) FILTER (WHERE kind = 'TOOL_WRITE')::int AS writes
@@ -82,11 +94,46 @@ describe('decisions: the claim transaction', () => {
   it('a denial reads no page at all: it executes nothing, so it meets no gate', async () => {
     const runId = await waiting();
     const { claim, before } = await logged(runId, 'deny');
-    expect(claim).toEqual(CLAIM_TRANSACTION);
+    expect(claim).toMatch(/INSERT INTO decision/);
     expect(before.filter((s) => /FROM page\b/.test(s))).toEqual([]);
     expect(await waitForRest(t, runId)).toBe('COMPLETED');
     const [decision] = await t.dataSource.query('SELECT kind FROM decision WHERE run_id = $1', [runId]);
     expect(decision).toEqual({ kind: 'DENY' });
+  });
+
+  it('a durable decision is one statement too: the record rides in WAITING -> DECISION_RECORDED', async () => {
+    const runId = await waiting('Blog');
+    const digest = await digestOf(t, runId);
+    // why: a durable request is taken durably only while a worker is live; this one never picks up.
+    await t.dataSource.query(
+      `INSERT INTO worker_heartbeat (worker_id, name) VALUES ('statements-worker', 'worker:test')
+       ON CONFLICT (worker_id) DO UPDATE SET last_seen = now()`,
+    );
+    const log = StatementLog.open();
+    let res;
+    try {
+      res = await decide(t, 'approve', 'carol', { runId, turnDigest: digest, path: 'DURABLE' });
+    } finally {
+      log.close();
+      await t.dataSource.query(`DELETE FROM worker_heartbeat WHERE worker_id = 'statements-worker'`);
+    }
+    const receipt = receiptOf(res);
+    expect(receipt.path).toBe('DURABLE');
+    const records = log.statements.filter((s) =>
+      /^WITH claimed AS \( UPDATE run SET status = 'DECISION_RECORDED'/.test(s.text),
+    );
+    expect(records).toHaveLength(1);
+    expect(records[0]!.text).toMatch(/INSERT INTO decision[\s\S]*FROM claimed/);
+    expect(log.transactions().filter((tx) => tx.includes(records[0]!))).toEqual([]);
+    const [row] = await t.dataSource.query(
+      `SELECT d.id, d.decided_at = r.recorded_at AS same_time FROM run r JOIN decision d ON d.run_id = r.id
+        WHERE r.id = $1`,
+      [runId],
+    );
+    expect(row).toEqual({ id: receipt.decision.id, same_time: true });
+    // the test app's worker carries it out
+    expect(await waitForRest(t, runId)).toBe('COMPLETED');
+    await t.app.get(RunExecutor).settled(runId);
   });
 
   it('the approved write commits in one transaction with its steps and the cleared effect, announced by no statement of its own', async () => {

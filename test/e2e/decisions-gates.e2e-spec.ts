@@ -6,6 +6,7 @@ import {
   expectRefusedUnchanged,
   pendingOf,
   receiptOf,
+  refuseWrites,
   startResting,
   upsertConfiguration,
 } from '../support/decisions';
@@ -153,13 +154,12 @@ describe('decisions: gates after the claim, and idempotency', () => {
     it('the decision record cannot be stored: released, waiting, no decision row, no APPROVAL step', async () => {
       const runId = await editorRun('Widget');
       const digest = await digestOf(t, runId);
-      await t.dataSource.query(
-        `CREATE FUNCTION refuse_decision_audit() RETURNS trigger LANGUAGE plpgsql AS $$
-         BEGIN RAISE EXCEPTION 'audit store unavailable'; END $$`,
-      );
-      await t.dataSource.query(
-        `CREATE TRIGGER refuse_decision_audit BEFORE INSERT ON decision FOR EACH ROW
-         WHEN (NEW.run_id = '${runId}'::uuid) EXECUTE FUNCTION refuse_decision_audit()`,
+      const drop = await refuseWrites(
+        t,
+        'refuse_decision_audit',
+        'INSERT ON decision',
+        `NEW.run_id = '${runId}'::uuid`,
+        'audit store unavailable',
       );
       const before = await effects(t, runId, pageOf('Widget'));
       const res = await decide(t, 'approve', 'carol', { runId, turnDigest: digest });
@@ -174,7 +174,7 @@ describe('decisions: gates after the claim, and idempotency', () => {
       receiptOf(await decide(t, 'approve', 'carol', { runId: other, turnDigest: await digestOf(t, other) }));
       expect(await waitForRest(t, other)).toBe('COMPLETED');
 
-      await t.dataSource.query('DROP TRIGGER refuse_decision_audit ON decision');
+      await drop();
       receiptOf(await decide(t, 'approve', 'carol', { runId, turnDigest: digest }));
       expect(await waitForRest(t, runId)).toBe('COMPLETED');
       const after = await effects(t, runId, pageOf('Widget'));

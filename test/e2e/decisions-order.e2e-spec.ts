@@ -6,11 +6,12 @@ import {
   effects,
   expectRefusedUnchanged,
   receiptOf,
+  refuseWrites,
   startResting,
   upsertConfiguration,
 } from '../support/decisions';
 import { demoIds, waitForRest } from '../support/runs';
-import { bootTestApp, TestApp } from '../support/test-app';
+import { bootTestApp, errorCode, TestApp } from '../support/test-app';
 
 /**
  * The order of the decision checks (docs/decisions.md, "The checks, in order"): each case
@@ -149,5 +150,39 @@ describe('decisions: the checks apply in the documented order', () => {
     // the gate is what answers once the digest is right
     const gated = await decide(t, 'approve', approveOnly, { runId, turnDigest: await digestOf(t, runId) });
     await expectRefusedUnchanged(t, gated, 'APPROVER_NOT_PERMITTED', runId, before, pageOf('About'));
+  });
+
+  it('the decider gate before the claim: a gated decider never reaches the claim statement', async () => {
+    const [group] = await t.dataSource.query(
+      `INSERT INTO access_group (name, grants, show_page_ids, edit_page_ids, edit_language_ids)
+       VALUES ('order-gate-first', '{AGENT_APPROVE}', $1, '{}', '{}') RETURNING id`,
+      [[Number(ids.pages.Home)]],
+    );
+    const approveOnly = (await createUserWithToken(t, 'order-gate-first', [group.id])).token;
+    const runId = await editorRun('About');
+    const digest = await digestOf(t, runId);
+    const before = await effects(t, runId, pageOf('About'));
+    // why: any claim of this run fails (the statement is refused by the database), so the
+    // answer tells whether a decision got as far as the claim.
+    const drop = await refuseWrites(
+      t,
+      'order_refuse_claim',
+      'UPDATE ON run',
+      `OLD.id = '${runId}'::uuid`,
+      'the claim was reached',
+    );
+    try {
+      const gated = await decide(t, 'approve', approveOnly, { runId, turnDigest: digest });
+      await expectRefusedUnchanged(t, gated, 'APPROVER_NOT_PERMITTED', runId, before, pageOf('About'));
+      // a permitted decider passes the gate and reaches the claim, whose statement (with the
+      // record riding in it) fails as a whole: nothing claimed, nothing recorded
+      const claimed = await decide(t, 'approve', 'carol', { runId, turnDigest: digest });
+      expect(errorCode(claimed)).toBe('NOT_AUDITABLE');
+      expect(await effects(t, runId, pageOf('About'))).toEqual(before);
+    } finally {
+      await drop();
+    }
+    receiptOf(await decide(t, 'approve', 'carol', { runId, turnDigest: digest }));
+    expect(await waitForRest(t, runId)).toBe('COMPLETED');
   });
 });

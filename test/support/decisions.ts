@@ -211,3 +211,28 @@ export async function createToken(
   if (!res.data?.createApiToken) throw new Error(`createApiToken: ${JSON.stringify(res.errors)}`);
   return res.data.createApiToken;
 }
+
+/**
+ * Makes PostgreSQL refuse a write (a BEFORE trigger raising `message`) on `table` where `when`
+ * holds: a statement that reaches it fails as a whole. Returns what drops it again.
+ */
+export async function refuseWrites(
+  t: TestApp,
+  name: string,
+  on: string,
+  when: string,
+  message: string,
+): Promise<() => Promise<void>> {
+  const table = on.split(' ').pop()!;
+  await t.dataSource.query(
+    `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+     BEGIN RAISE EXCEPTION '${message}'; END $$`,
+  );
+  await t.dataSource.query(
+    `CREATE TRIGGER ${name} BEFORE ${on} FOR EACH ROW WHEN (${when}) EXECUTE FUNCTION ${name}()`,
+  );
+  return async () => {
+    await t.dataSource.query(`DROP TRIGGER IF EXISTS ${name} ON ${table}`);
+    await t.dataSource.query(`DROP FUNCTION IF EXISTS ${name}()`);
+  };
+}

@@ -32,14 +32,14 @@ export {
   approvalExpired,
   type ClaimedDecision,
   type DecisionOnRun,
-  type DecisionPolicy,
+  type DecisionTake,
 } from './application/run-decisions';
 export type { RunView, RunStepView } from './core/run-view';
 export { DecidedRuns, type DecidedCheckpoint, type DecisionToCarryOut } from './application/decided-runs';
 export { QueuedRuns, type Begun } from './application/queued-runs';
 export { UNREADABLE_CHECKPOINT_MESSAGE } from './core/pickup.policy';
 export type { RunSettled, RunSettlementListener } from './application/run-settlements';
-export type { SettleRider } from './persistence/run-rows';
+export type { ClaimRider, SettleRider } from './persistence/run-rows';
 export { progressTopic, type ProgressEvent } from './application/run-events';
 export { asPin, MAX_PROCESS_MISSES, pinnedVersionId, resolveProcess } from './core/process-resolution';
 export type {

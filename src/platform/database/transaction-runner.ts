@@ -46,6 +46,21 @@ export class TransactionRunner {
   }
 
   /**
+   * `run` for work whose only write is one statement, which is atomic on its own: it joins the
+   * transaction in progress, else sends its statements in autocommit, and runs the effects queued
+   * with `afterCommit` once it returns (none when it throws). why: a transaction around a single
+   * write costs two round trips (START, COMMIT) and holds its locks for both.
+   */
+  async runOneWrite<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    const outer = ambient.getStore();
+    if (outer && outer.manager.connection === this.dataSource) return work(outer);
+    const effects: Array<() => void | Promise<void>> = [];
+    const result = await work({ manager: this.dataSource.manager, afterCommit: (e) => effects.push(e) });
+    await this.runEffects(effects);
+    return result;
+  }
+
+  /**
    * Runs effects of a committed write one after the other, each failure logged and not thrown:
    * a transaction's `afterCommit` effects, or those a caller collected around one statement that
    * committed on its own.

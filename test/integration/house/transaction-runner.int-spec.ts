@@ -70,4 +70,43 @@ describe('TransactionRunner', () => {
     expect(ran).toEqual(['outside']);
     expect(await count()).toBe(1);
   });
+
+  it('runOneWrite: one write in autocommit with its effects after it; inside a transaction it joins it', async () => {
+    const ran: string[] = [];
+    const visible = await transactions.runOneWrite(async (tx) => {
+      expect(transactions.inTransaction).toBe(false);
+      await tx.manager.query(`INSERT INTO item VALUES (10)`);
+      tx.afterCommit(() => {
+        ran.push('after the statement');
+      });
+      expect(ran).toEqual([]);
+      // why: no transaction holds it: another connection sees the row before the work returns
+      return Number((await ds.query(`SELECT count(*)::int AS n FROM item WHERE id = 10`))[0].n);
+    });
+    expect(visible).toBe(1);
+    expect(ran).toEqual(['after the statement']);
+    await expect(
+      transactions.runOneWrite(async (tx) => {
+        await tx.manager.query(`INSERT INTO item VALUES (10)`);
+        tx.afterCommit(() => {
+          ran.push('after a failed statement');
+        });
+      }),
+    ).rejects.toThrow();
+    expect(ran).toEqual(['after the statement']);
+    await expect(
+      transactions.run(async () => {
+        await transactions.runOneWrite(async (tx) => {
+          expect(transactions.inTransaction).toBe(true);
+          await tx.manager.query(`INSERT INTO item VALUES (11)`);
+          tx.afterCommit(() => {
+            ran.push('joined, after a rollback');
+          });
+        });
+        throw new Error('the outer one rolls back');
+      }),
+    ).rejects.toThrow('the outer one rolls back');
+    expect(ran).toEqual(['after the statement']);
+    expect(Number((await ds.query(`SELECT count(*)::int AS n FROM item WHERE id = 11`))[0].n)).toBe(0);
+  });
 });

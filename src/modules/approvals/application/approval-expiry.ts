@@ -98,14 +98,12 @@ export class ApprovalExpiry {
     };
     const live = await this.runDecisions.liveWorkers();
     const path = choosePath(null, this.config.decisionPath, live);
-    const write = async () => {
-      await this.records.write(null, run, this.entry(on.decisionId, run, path));
-    };
+    const { take } = await this.records.take(null, run, this.entry(on.decisionId, run, path));
     if (path === 'DURABLE') {
-      await this.runDecisions.record(on, write);
+      await this.runDecisions.record(on, take);
       return null;
     }
-    return this.runDecisions.claim(on, write);
+    return this.runDecisions.claim(on, take);
   }
 
   /** FAILED through the settler, guarded on the wait; the EXPIRE record carries the outcome. */

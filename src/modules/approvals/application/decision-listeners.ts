@@ -14,6 +14,12 @@ export interface RecordedDecision {
  */
 export interface DecisionListener {
   onDecisionRecorded(event: RecordedDecision): Promise<void>;
+  /**
+   * Whether it would do anything for a decision of this kind, asked before the claim; absent:
+   * always. why: where nobody would, the claim and its record are one statement without a
+   * transaction around them.
+   */
+  listensTo?(kind: string): Promise<boolean>;
 }
 
 /** Lets other modules follow decisions without this module knowing them (as RunSettlements does for settles). */
@@ -23,6 +29,14 @@ export class DecisionListeners {
 
   register(listener: DecisionListener): void {
     this.listeners.push(listener);
+  }
+
+  /** Whether any listener would do anything for a decision of this kind (`listensTo`). */
+  async heard(kind: string): Promise<boolean> {
+    for (const listener of this.listeners) {
+      if (!listener.listensTo || (await listener.listensTo(kind))) return true;
+    }
+    return false;
   }
 
   async notify(event: RecordedDecision): Promise<void> {

@@ -1,10 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Refusal } from '../../../common/refusal';
 import type { AuthUser } from '../../../platform/auth/auth-user';
-import type { RunView } from '../../runs';
+import type { DecisionTake, RunView } from '../../runs';
+import { isStatementError } from '../../../platform/database/query-results';
 import type { RecordedKind } from '../core/decision-checks';
 import type { DecisionView } from '../core/decision-view';
-import { DecisionsRepository } from '../persistence/decisions.repository';
+import { DecisionsRepository, type NewDecision } from '../persistence/decisions.repository';
 import { ApprovalVotesRepository } from '../persistence/approval-votes.repository';
 import { DecisionListeners } from './decision-listeners';
 
@@ -20,8 +21,9 @@ export interface DecisionEntry {
 
 /**
  * The decision record (docs/decisions.md, "The decision record"): who decided which turn of a
- * run, how, on which path, under which idempotency key. Written inside the claim's transaction;
- * a record that cannot be stored refuses the decision (NOT_AUDITABLE) and rolls the claim back.
+ * run, how, on which path, under which idempotency key. It rides in the claim's own statement
+ * (`take`), so the claim and the record stand or fall together; a record that cannot be stored
+ * refuses the decision (NOT_AUDITABLE) and nothing is claimed.
  */
 @Injectable()
 export class DecisionRecords {
@@ -34,8 +36,39 @@ export class DecisionRecords {
   ) {}
 
   /**
-   * Check 14: the record, or NOT_AUDITABLE; its listeners are told in the same transaction. The
-   * expiry writes it with no user; where it failed the run, with that `outcome`.
+   * Check 17: the record as the runs module's claim carries it (`RunDecisions.claim` / `record`),
+   * with what must commit with it: `alongside` (the chat's claim of its conversation), then the
+   * listeners, where any listens. `recorded` is the stored record once the claim was taken.
+   */
+  async take(
+    user: AuthUser | null,
+    run: RunView,
+    entry: DecisionEntry,
+    alongside?: () => Promise<void>,
+  ): Promise<{ take: DecisionTake; recorded: (at: Date) => DecisionView }> {
+    const row = newDecision(user, run, entry);
+    const recorded = (at: Date): DecisionView => ({
+      ...row,
+      decidedAt: at,
+      outcome: null,
+      settledAt: null,
+      handedBackCode: null,
+    });
+    const heard = await this.listeners.heard(row.kind);
+    const rider = DecisionsRepository.recordRider(row);
+    const failed = (e: unknown) => this.failed(run, e);
+    if (!heard && !alongside) return { take: { rider, alongside: null, failed }, recorded };
+    const together = async (at: Date) => {
+      await alongside?.();
+      if (heard) await this.listeners.notify({ decision: recorded(at), run });
+    };
+    return { take: { rider, alongside: together, failed }, recorded };
+  }
+
+  /**
+   * The record written on its own, inside the caller's transaction, or NOT_AUDITABLE; its
+   * listeners are told in the same transaction. The expiry that fails a run writes it with no
+   * user and with that `outcome`.
    */
   async write(
     user: AuthUser | null,
@@ -43,37 +76,21 @@ export class DecisionRecords {
     entry: DecisionEntry,
     outcome: string | null = null,
   ): Promise<DecisionView> {
-    const decision = await this.insert(user, run, entry, outcome);
+    let decision: DecisionView;
+    try {
+      decision = await this.repository.insert(newDecision(user, run, entry), outcome);
+    } catch (e) {
+      throw this.failed(run, e);
+    }
     await this.listeners.notify({ decision, run });
     return decision;
   }
 
-  private async insert(
-    user: AuthUser | null,
-    run: RunView,
-    entry: DecisionEntry,
-    outcome: string | null,
-  ): Promise<DecisionView> {
-    try {
-      return await this.repository.insert(
-        {
-          id: entry.id,
-          runId: run.id,
-          turn: run.turn,
-          kind: entry.kind,
-          decidedBy: user?.id ?? null,
-          denialReason: entry.kind === 'DENY' ? (entry.reason ?? null) : null,
-          turnDigest: run.turnDigest!,
-          path: entry.path,
-          idempotencyKey: entry.idempotencyKey ?? null,
-          fingerprint: entry.fingerprint,
-        },
-        outcome,
-      );
-    } catch (e) {
-      this.logger.error({ runId: run.id, err: e }, 'decision could not be audited');
-      throw new Refusal('NOT_AUDITABLE', 'The decision could not be recorded, so nothing was done');
-    }
+  /** What a failed statement that stores a record means: NOT_AUDITABLE, the database's words kept in the log. */
+  private failed(run: RunView, error: unknown): unknown {
+    if (!isStatementError(error)) return error;
+    this.logger.error({ runId: run.id, err: error }, 'decision could not be audited');
+    return new Refusal('NOT_AUDITABLE', 'The decision could not be recorded, so nothing was done');
   }
 
   /**
@@ -102,4 +119,19 @@ export class DecisionRecords {
   async listForRun(runId: string): Promise<DecisionView[]> {
     return this.repository.listForRun(runId);
   }
+}
+
+function newDecision(user: AuthUser | null, run: RunView, entry: DecisionEntry): NewDecision {
+  return {
+    id: entry.id,
+    runId: run.id,
+    turn: run.turn,
+    kind: entry.kind,
+    decidedBy: user?.id ?? null,
+    denialReason: entry.kind === 'DENY' ? (entry.reason ?? null) : null,
+    turnDigest: run.turnDigest!,
+    path: entry.path,
+    idempotencyKey: entry.idempotencyKey ?? null,
+    fingerprint: entry.fingerprint,
+  };
 }

@@ -51,8 +51,8 @@ export interface DecideCommand {
   readonly idempotencyKey?: string | null;
   readonly path?: 'INLINE' | 'DURABLE' | null;
   /**
-   * Runs inside the transaction that claims or records the decision, after the claim (the
-   * chat claims its conversation there): a Refusal thrown here rolls the claim back.
+   * Runs inside a transaction with the claim, after it (the chat claims its conversation there):
+   * a Refusal thrown here rolls the claim back.
    */
   readonly alongside?: () => Promise<void>;
 }
@@ -71,10 +71,11 @@ interface Taken {
 
 /**
  * approveRun, denyRun, submitRunInput: every check of docs/decisions.md in its order, before
- * anything executes; then ONE transaction in which the runs module claims the run (exactly one
- * of any number of concurrent decisions wins) and this module's policy runs (the decider gate,
- * the chat's claim, the decision record); then the continuation (inline) or a worker (durable).
- * The run is read once and its state opened once per decision.
+ * anything executes; then ONE statement in which the runs module claims the run (exactly one of
+ * any number of concurrent decisions wins) with this module's decision record riding in it (in
+ * a transaction only where the chat claims its conversation with it, or a listener writes);
+ * then the continuation (inline) or a worker (durable). The run is read once and its state
+ * opened once per decision.
  */
 @Injectable()
 export class DecisionsService {
@@ -145,9 +146,9 @@ export class DecisionsService {
     const inline = !needsWorkerCount(command.path, this.config.decisionPath);
     // why: read side by side: the configuration; whether a worker is live, where the path
     // depends on it (an inline request costs no heartbeat query); and, where the claim is
-    // inline for sure, the decider gate's pages, so the gate (still answering at order 16, after
-    // the claim) costs no round trip while the run's row is locked. A denial skips the gate; a
-    // refusal before the claim leaves those reads unused.
+    // inline for sure, the decider gate's pages, so the gate (order 15, right before the claim)
+    // costs no round trip of its own. A denial skips the gate; a refusal before the claim leaves
+    // those reads unused.
     const [configuration, live, gatePages] = await Promise.all([
       this.configurations.getById(run.configurationId),
       inline ? 0 : this.runDecisions.liveWorkers(),
@@ -186,9 +187,10 @@ export class DecisionsService {
   }
 
   /**
-   * Checks 11-14 inline, in the claim's transaction: the claim (with the decided checkpoint),
-   * the decider gate, the chat's claim, the record, the decision's step. The caller starts the
-   * continuation once the transaction committed.
+   * Inline: the decider gate (check 15), then the claim (16) carrying the decision's step, the
+   * decided checkpoint and the record (17) in one statement, with the chat's claim (`alongside`)
+   * in a transaction around it where there is one. The caller starts the continuation once it
+   * committed.
    */
   private async claimInline(
     user: AuthUser,
@@ -197,29 +199,27 @@ export class DecisionsService {
     entry: DecisionEntry,
     gatePages: ReadonlyMap<number, PageAccess> | undefined,
   ): Promise<Taken> {
-    let decision: DecisionView | null = null;
-    const claimed = await this.runDecisions.claim(on, async () => {
-      // why: the gate is for what the decider makes happen; a denial executes nothing (the
-      // model is told who declined), so an owner or approver without edit rights may still deny.
-      const pending = on.state.pending!;
-      const permitted =
-        command.kind === 'DENY' ||
-        DeciderGate.permitsWith(user, pending, gatePages ?? (await this.gate.pagesFor([pending])));
-      if (!permitted) {
-        throw command.kind === 'INPUT'
-          ? new Refusal('SUBMITTER_NOT_PERMITTED', 'You may not run every call this input would continue')
-          : new Refusal('APPROVER_NOT_PERMITTED', 'You may not perform every write this turn proposes');
-      }
-      await command.alongside?.();
-      decision = await this.records.write(user, on.run, entry);
-    });
-    return { receipt: { decision: decision!, run: claimed.run, path: 'INLINE' }, claimed };
+    // why: the gate is for what the decider makes happen; a denial executes nothing (the
+    // model is told who declined), so an owner or approver without edit rights may still deny.
+    const pending = on.state.pending!;
+    const permitted =
+      command.kind === 'DENY' ||
+      DeciderGate.permitsWith(user, pending, gatePages ?? (await this.gate.pagesFor([pending])));
+    if (!permitted) {
+      throw command.kind === 'INPUT'
+        ? new Refusal('SUBMITTER_NOT_PERMITTED', 'You may not run every call this input would continue')
+        : new Refusal('APPROVER_NOT_PERMITTED', 'You may not perform every write this turn proposes');
+    }
+    const { take, recorded } = await this.records.take(user, on.run, entry, command.alongside);
+    const claimed = await this.runDecisions.claim(on, take);
+    return { receipt: { decision: recorded(claimed.at), run: claimed.run, path: 'INLINE' }, claimed };
   }
 
   /**
    * The durable path: the same checks, then WAITING_* -> DECISION_RECORDED with the decision
-   * (input values included) sealed into the checkpoint and the record, in one transaction; a
-   * worker carries it out (RecordedDecisions) and runs the decider gate there.
+   * (input values included) sealed into the checkpoint, and the record, in one statement (with
+   * `alongside` as inline); a worker carries it out (RecordedDecisions) and runs the decider gate
+   * there.
    */
   private async recordDurable(
     user: AuthUser,
@@ -227,12 +227,9 @@ export class DecisionsService {
     command: DecideCommand,
     entry: DecisionEntry,
   ): Promise<Taken> {
-    let decision: DecisionView | null = null;
-    const run = await this.runDecisions.record(on, async () => {
-      await command.alongside?.();
-      decision = await this.records.write(user, on.run, entry);
-    });
-    return { receipt: { decision: decision!, run, path: 'DURABLE' }, claimed: null };
+    const { take, recorded } = await this.records.take(user, on.run, entry, command.alongside);
+    const { run, at } = await this.runDecisions.record(on, take);
+    return { receipt: { decision: recorded(at), run, path: 'DURABLE' }, claimed: null };
   }
 
   /** The run's suspended state, opened once; its refusal (order 12) kept for its turn. */

@@ -3,7 +3,16 @@ import { DataSource, EntityManager } from 'typeorm';
 import { directQuery } from '../../../platform/database/direct-query';
 import { EntityColumns } from '../../../platform/database/entity-columns';
 import { managerOf } from '../../../platform/database/transaction-runner';
+import type { ClaimRider } from '../../runs';
 import { DecisionEntity } from './decision.entity';
+
+/** A record's values after its id and run, in the order both INSERTs name their columns. */
+function recordValues(d: NewDecision): unknown[] {
+  return [d.turn, d.kind, d.decidedBy, d.denialReason, d.turnDigest, d.path, d.idempotencyKey, d.fingerprint];
+}
+
+/** A decision record before it is stored: the database sets its time; its outcome comes later. */
+export type NewDecision = Omit<DecisionEntity, 'decidedAt' | 'outcome' | 'settledAt' | 'handedBackCode'>;
 
 @Injectable()
 export class DecisionsRepository {
@@ -26,28 +35,13 @@ export class DecisionsRepository {
   }
 
   /** Stores a decision; one with an `outcome` (an expiry that failed the run) is settled at once. */
-  async insert(
-    decision: Omit<DecisionEntity, 'decidedAt' | 'outcome' | 'settledAt' | 'handedBackCode'>,
-    outcome: string | null = null,
-  ): Promise<DecisionEntity> {
+  async insert(decision: NewDecision, outcome: string | null = null): Promise<DecisionEntity> {
     const rows: DecisionEntity[] = await this.m().query(
       `INSERT INTO decision (id, run_id, turn, kind, decided_by, denial_reason, turn_digest, path, idempotency_key,
          fingerprint, outcome, settled_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, CASE WHEN $11::varchar IS NULL THEN NULL ELSE now() END)
        RETURNING decided_at, settled_at`,
-      [
-        decision.id,
-        decision.runId,
-        decision.turn,
-        decision.kind,
-        decision.decidedBy,
-        decision.denialReason,
-        decision.turnDigest,
-        decision.path,
-        decision.idempotencyKey,
-        decision.fingerprint,
-        outcome,
-      ],
+      [decision.id, decision.runId, ...recordValues(decision), outcome],
     );
     const row = rows[0] as unknown as { decided_at: Date; settled_at: Date | null };
     return {
@@ -56,6 +50,23 @@ export class DecisionsRepository {
       outcome,
       settledAt: row.settled_at,
       handedBackCode: null,
+    };
+  }
+
+  /**
+   * The decision record as a write riding in its claim's statement (`ClaimRider`, over the CTE
+   * `claimed`): stored, open (no outcome yet), only where the claim won; `decided_at` is the
+   * claim's `now()`.
+   */
+  static recordRider(decision: NewDecision): ClaimRider {
+    return {
+      sql: (n) =>
+        `INSERT INTO decision (id, run_id, turn, kind, decided_by, denial_reason, turn_digest, path, idempotency_key,
+           fingerprint)
+         SELECT $${n}::uuid, claimed.id, $${n + 1}::int, $${n + 2}, $${n + 3}::int, $${n + 4}, $${n + 5}, $${n + 6},
+                $${n + 7}, $${n + 8}
+           FROM claimed`,
+      params: [decision.id, ...recordValues(decision)],
     };
   }
 

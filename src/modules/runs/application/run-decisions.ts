@@ -18,6 +18,7 @@ import { Metrics } from '../../../platform/metrics/metrics';
 import type { ConfigurationSettings } from '../../configurations';
 import type { RunView } from '../core/run-view';
 import type { Lease } from '../persistence/runs.repository';
+import type { ClaimRider, DecisionClaimWrite } from '../persistence/run-rows';
 import { RunEventsPublisher } from './run-events';
 import { RunExecutor } from './run-executor';
 import { StateVault } from './state-vault';
@@ -45,10 +46,17 @@ export interface DecisionOnRun {
 }
 
 /**
- * The approvals module's part of the claim: its checks and its decision record, run inside the
- * claim's transaction right after the claim (a Refusal thrown here rolls the claim back).
+ * The approvals module's part of a claim: its decision record, riding in the claim's statement,
+ * and what else must commit with it (the chat's claim of its conversation, the record's
+ * listeners), told the claim's time; a Refusal it throws undoes the claim. Without `alongside`
+ * the claim is one statement with no transaction around it.
  */
-export type DecisionPolicy = (tx: Tx) => Promise<void>;
+export interface DecisionTake {
+  readonly rider: ClaimRider;
+  readonly alongside: ((at: Date) => Promise<void>) | null;
+  /** What a failure of the claim's statement means to the rider's module: the error to throw. */
+  readonly failed: (error: unknown) => unknown;
+}
 
 /** An inline claim: the run as it now is, the lease the continuation runs under. */
 export interface ClaimedDecision {
@@ -57,6 +65,8 @@ export interface ClaimedDecision {
   readonly state: SuspendedState;
   readonly decision: Decision;
   readonly decisionId: string;
+  /** When the claim was taken (PostgreSQL's clock): the decision record's time. */
+  readonly at: Date;
 }
 
 /**
@@ -126,43 +136,35 @@ export class RunDecisions {
   }
 
   /**
-   * The inline claim, in one transaction: the run claimed under a fresh lease with the decided
-   * checkpoint and the decision's step (one statement), then the policy (checks and decision
-   * record; its refusal rolls both back). After the commit
-   * the inbox and the run's streams hear of it; `continueClaimed` then carries it out.
+   * The inline claim: the run claimed under a fresh lease with the decided checkpoint, the
+   * decision's step and the approvals module's record, in one statement; `take.alongside` (in a
+   * transaction with it, where there is one) may still refuse and undo it. After the commit the
+   * inbox and the run's streams hear of it; `continueClaimed` then carries it out.
    */
-  async claim(on: DecisionOnRun, policy: DecisionPolicy): Promise<ClaimedDecision> {
+  async claim(on: DecisionOnRun, take: DecisionTake): Promise<ClaimedDecision> {
     const { run, state, decision, decisionId } = on;
     const lease: Lease = { runId: run.id, token: randomUUID(), claimedBy: this.executor.instanceId };
     const checkpoint = this.vault.seal(run.id, { v: 1, kind: 'decided', state, decision, decisionId });
     const step = decisionStep(decision, state, on.deciderId);
-    return this.transactions.run(async (tx) => {
-      const sequence = await this.claims.claimForDecision(
-        {
-          runId: run.id,
-          from: run.status as WaitingStatus,
-          turn: run.turn,
-          turnDigest: on.turnDigest,
-          checkpoint,
-          expiry: on.expiry,
-        },
-        lease,
-        this.config.runLeaseSeconds,
-        step,
-      );
-      if (sequence === null) throw await this.lostClaim(on);
-      await policy(tx);
-      tx.afterCommit(() => this.announceClaim(run, step, sequence));
+    return this.unitFor(take)(async (tx) => {
+      const claimed = await this.claims
+        .claimForDecision(claimOf(on, checkpoint), lease, this.config.runLeaseSeconds, step, take.rider)
+        .catch((e: unknown) => {
+          throw take.failed(e);
+        });
+      if (claimed === null) throw await this.lostClaim(on);
+      await take.alongside?.(claimed.at);
+      tx.afterCommit(() => this.announceClaim(run, step, claimed.sequence));
       tx.afterCommit(() => this.metrics.decisionTaken(decision.kind, 'inline'));
       const now = {
         ...run,
         status: 'RUNNING',
         hadDecision: true,
-        stepCount: sequence,
+        stepCount: claimed.sequence,
         waitingSince: null,
         handBack: null,
       };
-      return { run: now, lease, state, decision, decisionId };
+      return { run: now, lease, state, decision, decisionId, at: claimed.at };
     });
   }
 
@@ -178,32 +180,44 @@ export class RunDecisions {
   }
 
   /**
-   * The durable claim, in one transaction: WAITING_* -> DECISION_RECORDED with the decision
-   * sealed into the checkpoint, and the policy; after the commit the inbox, the progress stream
-   * and the workers hear of it.
+   * The durable claim: WAITING_* -> DECISION_RECORDED with the decision sealed into the
+   * checkpoint and the approvals module's record, in one statement (with `take.alongside` as in
+   * `claim`); after the commit the inbox, the progress stream and the workers hear of it. The
+   * run as it now is, and the claim's time.
    */
-  async record(on: DecisionOnRun, policy: DecisionPolicy): Promise<RunView> {
+  async record(on: DecisionOnRun, take: DecisionTake): Promise<{ run: RunView; at: Date }> {
     const { run, state, decision, decisionId } = on;
     const checkpoint = this.vault.seal(run.id, { v: 1, kind: 'decided', state, decision, decisionId });
-    return this.transactions.run(async (tx) => {
-      const recorded = await this.claims.recordDecision({
-        runId: run.id,
-        from: run.status as WaitingStatus,
-        turn: run.turn,
-        turnDigest: on.turnDigest,
-        checkpoint,
-        expiry: on.expiry,
-      });
-      if (!recorded) throw await this.lostClaim(on);
-      await policy(tx);
+    return this.unitFor(take)(async (tx) => {
+      const recorded = await this.claims
+        .recordDecision(claimOf(on, checkpoint), take.rider)
+        .catch((e: unknown) => {
+          throw take.failed(e);
+        });
+      if (recorded === null) throw await this.lostClaim(on);
+      await take.alongside?.(recorded.at);
       tx.afterCommit(() => this.metrics.decisionTaken(decision.kind, 'durable'));
       tx.afterCommit(async () => {
         await this.events.inboxChanged(run.id);
         await this.events.progress(run.id, run.stepCount, 'DECISION_RECORDED', run.turn);
         await this.signal.notify();
       });
-      return { ...run, status: 'DECISION_RECORDED', hadDecision: true, waitingSince: null, handBack: null };
+      const now = {
+        ...run,
+        status: 'DECISION_RECORDED',
+        hadDecision: true,
+        waitingSince: null,
+        handBack: null,
+      };
+      return { run: now, at: recorded.at };
     });
+  }
+
+  /** A transaction where something must commit with the claim, else the claim's one statement alone. */
+  private unitFor(take: DecisionTake): <T>(work: (tx: Tx) => Promise<T>) => Promise<T> {
+    return take.alongside
+      ? (work) => this.transactions.run(work)
+      : (work) => this.transactions.runOneWrite(work);
   }
 
   /**
@@ -260,4 +274,17 @@ export function approvalExpired(): Refusal {
 /** The refusal for a digest that is not the waiting turn's. */
 export function staleTurn(turn: number): Refusal {
   return new Refusal('STALE_TURN', 'This proposal changed since it was shown; reload it', { turn });
+}
+
+/** The claim of the turn the decider saw, storing the sealed `decided` checkpoint. */
+function claimOf(on: DecisionOnRun, checkpoint: string): DecisionClaimWrite {
+  const { run } = on;
+  return {
+    runId: run.id,
+    from: run.status as WaitingStatus,
+    turn: run.turn,
+    turnDigest: on.turnDigest,
+    checkpoint,
+    expiry: on.expiry,
+  };
 }

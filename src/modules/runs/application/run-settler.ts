@@ -113,14 +113,13 @@ export class RunSettler {
     chatTurn: boolean,
   ): Promise<SettledRow | null> {
     const heard = await this.settlements.heard({ ...eventOf(lease.runId, settlement), chatTurn });
-    if (heard || this.transactions.inTransaction) {
-      return this.transactions.run((tx) => this.settleIn(tx, { lease }, settlement, kept));
-    }
-    const effects: Array<() => void | Promise<void>> = [];
-    const written = await this.store({ lease }, settlement, kept, (effect) => effects.push(effect));
-    if (!written) return null;
-    await this.transactions.runEffects([...effects, () => this.announce(written)]);
-    return written.row;
+    if (heard) return this.transactions.run((tx) => this.settleIn(tx, { lease }, settlement, kept));
+    return this.transactions.runOneWrite(async (tx) => {
+      const written = await this.store({ lease }, settlement, kept, (effect) => tx.afterCommit(effect));
+      if (!written) return null;
+      tx.afterCommit(() => this.announce(written));
+      return written.row;
+    });
   }
 
   /**

@@ -7,9 +7,10 @@ import { managerOf } from '../../../platform/database/transaction-runner';
 import type { RunView } from '../core/run-view';
 import { RunEntity } from './run.entity';
 import {
-  affectsOne,
   deadlineGuard,
   type ClaimedRun,
+  type ClaimRider,
+  type ClaimTaken,
   type DecisionClaimWrite,
   type Lease,
   type StoredStep,
@@ -34,31 +35,36 @@ export class RunClaimsRepository {
   }
 
   /**
-   * The inline decision claim and the decision's step, in one statement: WAITING_* -> RUNNING
-   * under a fresh lease with the decided checkpoint, guarded on the waiting status, the turn and
-   * its digest the decider saw, and the step appended at the next sequence. No read back: the
-   * caller knows the row it read and what this changed. The step's sequence, or null when
-   * another decision (or a cancel) got there first, or the turn moved on.
+   * The inline decision claim, the decision's step and the rider (the decision record), in one
+   * statement: WAITING_* -> RUNNING under a fresh lease with the decided checkpoint, guarded on
+   * the waiting status, the turn and its digest the decider saw, and the step appended at the
+   * next sequence. No read back: the caller knows the row it read and what this changed. The
+   * step's sequence and the claim's time, or null when another decision (or a cancel) got there
+   * first, or the turn moved on: then neither the step nor the rider wrote anything.
    */
   async claimForDecision(
     claim: DecisionClaimWrite,
     lease: Lease,
     leaseSeconds: number,
     step: StoredStep,
-  ): Promise<number | null> {
-    // why: the claim and its step were two statements of the claim's transaction; as one, the
-    // transaction holds the run's row for a round trip less (bench/README.md, P1).
-    const rows = await directQuery<{ sequence: number }>(
+    rider: ClaimRider,
+  ): Promise<(ClaimTaken & { sequence: number }) | null> {
+    // why: the claim, its step and the decision record were three statements of the claim's
+    // transaction (with START and COMMIT, five); as one, they need no transaction at all.
+    const rows = await directQuery<{ sequence: number; at: Date }>(
       this.m(),
-      `WITH c AS (
+      `WITH claimed AS (
          UPDATE run SET status = 'RUNNING', had_decision = true, checkpoint = $5, claimed_by = $6, lease_token = $7,
                 lease_expires_at = now() + make_interval(secs => $8), waiting_since = NULL, hand_back = NULL,
                 step_count = step_count + 1
           WHERE id = $1 AND status = $2 AND turn = $3 AND turn_digest = $4 AND ${deadlineGuard(claim)}
-          RETURNING step_count)
-       INSERT INTO run_step (run_id, sequence, kind, round, duration_ms, payload)
-       SELECT $1, c.step_count, $9, $10, $11, $12 FROM c
-       RETURNING sequence`,
+          RETURNING id, step_count),
+       step AS (
+         INSERT INTO run_step (run_id, sequence, kind, round, duration_ms, payload)
+         SELECT $1, claimed.step_count, $9, $10, $11, $12 FROM claimed
+         RETURNING sequence),
+       rider AS (${rider.sql(13)})
+       SELECT step.sequence, now() AS at FROM step`,
       [
         claim.runId,
         claim.from,
@@ -72,23 +78,30 @@ export class RunClaimsRepository {
         step.round,
         step.durationMs,
         JSON.stringify(step.payload),
+        ...rider.params,
       ],
     );
-    return rows[0]?.sequence ?? null;
+    return rows[0] ?? null;
   }
 
   /**
-   * The durable claim: WAITING_* -> DECISION_RECORDED with the decision sealed into the
-   * checkpoint, guarded like the inline claim. False: another decision got there first.
+   * The durable claim and the rider (the decision record), in one statement: WAITING_* ->
+   * DECISION_RECORDED with the decision sealed into the checkpoint, guarded like the inline
+   * claim. Null: another decision got there first, and the rider wrote nothing.
    */
-  async recordDecision(claim: DecisionClaimWrite): Promise<boolean> {
-    return affectsOne(
+  async recordDecision(claim: DecisionClaimWrite, rider: ClaimRider): Promise<ClaimTaken | null> {
+    const rows = await directQuery<{ at: Date }>(
       this.m(),
-      `UPDATE run SET status = 'DECISION_RECORDED', had_decision = true, checkpoint = $5, recorded_at = now(),
-              hand_back = NULL, waiting_since = NULL
-        WHERE id = $1 AND status = $2 AND turn = $3 AND turn_digest = $4 AND ${deadlineGuard(claim)}`,
-      [claim.runId, claim.from, claim.turn, claim.turnDigest, claim.checkpoint],
+      `WITH claimed AS (
+         UPDATE run SET status = 'DECISION_RECORDED', had_decision = true, checkpoint = $5, recorded_at = now(),
+                hand_back = NULL, waiting_since = NULL
+          WHERE id = $1 AND status = $2 AND turn = $3 AND turn_digest = $4 AND ${deadlineGuard(claim)}
+          RETURNING id),
+       rider AS (${rider.sql(6)})
+       SELECT now() AS at FROM claimed`,
+      [claim.runId, claim.from, claim.turn, claim.turnDigest, claim.checkpoint, ...rider.params],
     );
+    return rows[0] ?? null;
   }
 
   /**

@@ -64,6 +64,22 @@ export interface DecisionClaimWrite {
   readonly expiry?: boolean;
 }
 
+/**
+ * Another module's write that rides in a decision's claim statement (the approvals module's
+ * decision record), so the claim and the write stand or fall together in one statement, with no
+ * transaction of their own: a data-modifying statement over the CTE `claimed` (one row, the run's
+ * `id`, when the claim won; none when it lost), its parameters numbered from `$<first>`.
+ */
+export interface ClaimRider {
+  sql(first: number): string;
+  readonly params: readonly unknown[];
+}
+
+/** A claim the decision won: when, by PostgreSQL's clock (the rider's `now()`). */
+export interface ClaimTaken {
+  readonly at: Date;
+}
+
 /** The deadline guard of a decision's claim, and of the expiry's (its mirror image). */
 export function deadlineGuard(claim: { readonly expiry?: boolean }): string {
   return claim.expiry ? 'expires_at <= now()' : '(expires_at IS NULL OR expires_at > now())';

@@ -49,7 +49,10 @@ export class RunWebhooks implements OnModuleInit {
       onRunSettled: (e) => this.onRunSettled(e),
       listensTo: (e) => this.listensTo(e),
     });
-    this.decisions.register({ onDecisionRecorded: (e) => this.onDecisionRecorded(e) });
+    this.decisions.register({
+      onDecisionRecorded: (e) => this.onDecisionRecorded(e),
+      listensTo: (kind) => this.outbox.listensTo(decisionEventType(kind)),
+    });
   }
 
   async onRunSettled(event: RunSettled): Promise<void> {
@@ -68,19 +71,12 @@ export class RunWebhooks implements OnModuleInit {
   }
 
   async onDecisionRecorded({ decision }: RecordedDecision): Promise<void> {
-    // why: an expiry is recorded as a decision of kind EXPIRE, but nobody decided: its own event.
-    if (decision.kind === 'EXPIRE') {
-      await this.outbox.record({
-        type: 'run.expired',
-        runId: decision.runId,
-        data: () => Promise.resolve(runExpiredData(decision)),
-      });
-      return;
-    }
+    const type = decisionEventType(decision.kind);
     await this.outbox.record({
-      type: 'decision.recorded',
+      type,
       runId: decision.runId,
-      data: () => Promise.resolve(decisionRecordedData(decision)),
+      data: () =>
+        Promise.resolve(type === 'run.expired' ? runExpiredData(decision) : decisionRecordedData(decision)),
     });
   }
 
@@ -130,4 +126,9 @@ export class RunWebhooks implements OnModuleInit {
       link: runLink(this.config.webhooks.publicClientUrl, run.id),
     });
   }
+}
+
+/** The event a decision record makes. why: an expiry is recorded as a decision of kind EXPIRE, but nobody decided. */
+function decisionEventType(kind: string): 'run.expired' | 'decision.recorded' {
+  return kind === 'EXPIRE' ? 'run.expired' : 'decision.recorded';
 }
