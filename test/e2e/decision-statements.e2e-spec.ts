@@ -173,6 +173,11 @@ describe('decisions: the claim statement', () => {
       /^WITH settled AS \(UPDATE run[\s\S]*INSERT INTO run_step[\s\S]*UPDATE decision d/,
     );
     expect(log.transactions().filter((tx) => tx.includes(settles[0]!))).toEqual([]);
+    // why: as a prepared statement the settle is planned once per connection; sent unnamed (a
+    // whole-row projection is) it was parsed and planned at every settle.
+    expect(settles[0]!.name).toMatch(/^cs_/);
+    // and so is every statement with parameters from the decision to the settle
+    expect(log.statements.filter((s) => s.values.length > 0 && !s.name).map((s) => s.text)).toEqual([]);
     expect(log.statements.filter((s) => /^UPDATE decision/.test(s.text))).toEqual([]);
     const decisions = await t.dataSource.query('SELECT outcome FROM decision WHERE run_id = $1', [runId]);
     expect(decisions).toEqual([{ outcome: 'COMPLETED' }]);

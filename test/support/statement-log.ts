@@ -8,6 +8,8 @@ export interface LoggedStatement {
   readonly text: string;
   /** Its parameters, as handed to the driver. */
   readonly values: readonly unknown[];
+  /** The prepared statement's name it went as; absent: sent unnamed (parsed and planned per call). */
+  readonly name?: string;
 }
 
 /**
@@ -31,7 +33,9 @@ export class StatementLog {
     Client.prototype.query = function (this: Client, ...args: unknown[]) {
       const [config, second] = args;
       const named =
-        typeof config === 'string' ? null : (config as { text?: unknown; values?: unknown } | null);
+        typeof config === 'string'
+          ? null
+          : (config as { text?: unknown; values?: unknown; name?: unknown } | null);
       const text = named ? named.text : config;
       const values = named ? named.values : second;
       if (typeof text === 'string') {
@@ -40,6 +44,7 @@ export class StatementLog {
           connection: numbers.get(this)!,
           text: text.replace(/\s+/g, ' ').trim(),
           values: Array.isArray(values) ? values : [],
+          ...(typeof named?.name === 'string' ? { name: named.name } : {}),
         });
       }
       return (original as (...a: unknown[]) => unknown).apply(this, args);

@@ -5,6 +5,7 @@ import type { AppConfig } from '../../../src/config/app-config';
 import type { ReapedRun } from '../../../src/modules/runs/persistence/run-reaping.repository';
 import { REAP_MESSAGES } from '../../../src/modules/runs';
 import { QueuedRunPicker, ReaperService } from '../../../src/modules/worker';
+import { StatementLog } from '../../support/statement-log';
 import { createTestDatabase, openDataSource, TestDatabase } from '../../support/test-database';
 import {
   expireLease,
@@ -57,6 +58,20 @@ describe('the reaper on a real database', () => {
       checkpoint,
       step_count: 1,
     });
+  });
+
+  it('sweeps with a prepared statement (planned once per connection, not at every pass)', async () => {
+    const lease = await runningRun(kit);
+    await expireLease(ds, lease.runId);
+    const log = StatementLog.open();
+    try {
+      expect(byId(await kit.reaping.reapExpired(100, null), lease.runId)?.status).toBe('QUEUED');
+    } finally {
+      log.close();
+    }
+    const sweeps = log.statements.filter((s) => /^WITH due AS MATERIALIZED/.test(s.text));
+    expect(sweeps).toHaveLength(1);
+    expect(sweeps[0]!.name).toMatch(/^cs_/);
   });
 
   it('leaves runs whose lease has not expired alone', async () => {

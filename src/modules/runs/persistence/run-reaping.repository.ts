@@ -64,7 +64,9 @@ export class RunReapingRepository {
          WHERE r.id = j.id AND r.status = 'RUNNING' AND r.lease_expires_at < now()
          RETURNING r.id, r.status, r.termination_reason, j.cause, r.error_message, r.step_count, r.turn, r.had_decision,
                    r.chat_turn, NULL::text AS hand_back_code)${rider ? `,\n       rider AS (${rider.sql})` : ''}
-       SELECT * FROM settled`,
+       SELECT id, status, termination_reason, cause, error_message, step_count, turn, had_decision, chat_turn,
+              hand_back_code
+         FROM settled`,
       [
         MAX_REQUEUES,
         limit,

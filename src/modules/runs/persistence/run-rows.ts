@@ -100,6 +100,10 @@ export const CLEAR_LEASE = 'claimed_by = NULL, lease_token = NULL, lease_expires
  */
 // why: a pause's trace event carries the turn's deadline and quorum; the configuration's quorum
 // is read in the same statement, and only for a run that starts waiting for an approval.
+/** The columns of `settledReturning`, as the settling statement hands them back. */
+const SETTLED_COLUMNS =
+  'id, status, step_count, turn, had_decision, chat_turn, expires_at, hand_back_code, required_approvals';
+
 export function settledReturning(handBackCode = 'NULL::text'): string {
   return `RETURNING id, status, step_count, turn, had_decision, chat_turn, expires_at, ${handBackCode} AS hand_back_code,
   CASE WHEN status = 'WAITING_FOR_APPROVAL'
@@ -128,7 +132,9 @@ export function settlingStatement(
   more: readonly string[] = [],
 ): string {
   const ctes = [`settled AS (${update})`, ...more, ...(rider ? [`rider AS (${rider.sql})`] : [])];
-  return `WITH ${ctes.join(',\n')}\nSELECT * FROM settled`;
+  // why: named columns, not `*`: a whole-row projection is sent unnamed (statement-cache.ts), so
+  // it was parsed and planned at every settle (PostgreSQL's log: bind 0.6-0.9 ms, execute 0.05).
+  return `WITH ${ctes.join(',\n')}\nSELECT ${SETTLED_COLUMNS} FROM settled`;
 }
 
 /** A run as a settling write left it. */

@@ -114,8 +114,9 @@ export class RunsRepository {
     const rows = await directQuery<{ run_id: string; sequence: number }>(
       this.m(),
       `WITH i AS (
-         SELECT * FROM unnest($1::uuid[], $2::uuid[], $4::text[], $5::int[], $6::int[], $7::jsonb[])
-                    AS i(run_id, token, kind, round, duration_ms, payload)),
+         SELECT run_id, token, kind, round, duration_ms, payload
+           FROM unnest($1::uuid[], $2::uuid[], $4::text[], $5::int[], $6::int[], $7::jsonb[])
+                AS i(run_id, token, kind, round, duration_ms, payload)),
        r AS (
          UPDATE run SET step_count = step_count + 1, lease_expires_at = ${RENEWED_LEASE}
            FROM i
