@@ -36,9 +36,10 @@ export class DecisionRecords {
   ) {}
 
   /**
-   * Check 17: the record as the runs module's claim carries it (`RunDecisions.claim` / `record`),
-   * with what must commit with it: `alongside` (the chat's claim of its conversation), then the
-   * listeners, where any listens. `recorded` is the stored record once the claim was taken.
+   * Check 14 (order 17): the record as the runs module's claim carries it (`RunDecisions.claim`
+   * / `record`), with what must commit with it: `alongside` (the chat's claim of its
+   * conversation), then the listeners, where any listens. `recorded` is the stored record once
+   * the claim was taken.
    */
   async take(
     user: AuthUser | null,

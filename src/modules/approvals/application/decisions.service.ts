@@ -187,10 +187,10 @@ export class DecisionsService {
   }
 
   /**
-   * Inline: the decider gate (check 15), then the claim (16) carrying the decision's step, the
-   * decided checkpoint and the record (17) in one statement, with the chat's claim (`alongside`)
-   * in a transaction around it where there is one. The caller starts the continuation once it
-   * committed.
+   * Inline: the decider gate (order 15), then the claim (order 16) carrying the decision's
+   * step, the decided checkpoint and the record (order 17) in one statement, with the chat's
+   * claim (`alongside`) in a transaction around it where there is one. The caller starts the
+   * continuation once it committed.
    */
   private async claimInline(
     user: AuthUser,
