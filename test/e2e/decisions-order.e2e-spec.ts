@@ -38,6 +38,15 @@ describe('decisions: the checks apply in the documented order', () => {
   const pageOf = (page: string) => ({ pageId: ids.pages[page]! });
   const deactivate = (configurationId: string) =>
     t.dataSource.query('UPDATE configuration SET is_active = false WHERE id = $1', [configurationId]);
+  /** A user who may approve but sees only Home and may edit nothing: the decider gate refuses them. */
+  const approveOnlyUser = async (name: string): Promise<string> => {
+    const [group] = await t.dataSource.query(
+      `INSERT INTO access_group (name, grants, show_page_ids, edit_page_ids, edit_language_ids)
+       VALUES ($1, '{AGENT_APPROVE}', $2, '{}', '{}') RETURNING id`,
+      [name, [Number(ids.pages.Home)]],
+    );
+    return (await createUserWithToken(t, name, [group.id])).token;
+  };
   const corrupt = async (runId: string) => {
     const [{ checkpoint }] = await t.dataSource.query('SELECT checkpoint FROM run WHERE id = $1', [runId]);
     await t.dataSource.query('UPDATE run SET checkpoint = $2 WHERE id = $1', [runId, `x${checkpoint}`]);
@@ -137,12 +146,7 @@ describe('decisions: the checks apply in the documented order', () => {
   });
 
   it('STALE_TURN before the decider gate', async () => {
-    const [group] = await t.dataSource.query(
-      `INSERT INTO access_group (name, grants, show_page_ids, edit_page_ids, edit_language_ids)
-       VALUES ('order-approve-only', '{AGENT_APPROVE}', $1, '{}', '{}') RETURNING id`,
-      [[Number(ids.pages.Home)]],
-    );
-    const approveOnly = (await createUserWithToken(t, 'order-approve-only', [group.id])).token;
+    const approveOnly = await approveOnlyUser('order-approve-only');
     const runId = await editorRun('About');
     const before = await effects(t, runId, pageOf('About'));
     const stale = await decide(t, 'approve', approveOnly, { runId, turnDigest: 'f'.repeat(64) });
@@ -153,12 +157,7 @@ describe('decisions: the checks apply in the documented order', () => {
   });
 
   it('the decider gate before the claim: a gated decider never reaches the claim statement', async () => {
-    const [group] = await t.dataSource.query(
-      `INSERT INTO access_group (name, grants, show_page_ids, edit_page_ids, edit_language_ids)
-       VALUES ('order-gate-first', '{AGENT_APPROVE}', $1, '{}', '{}') RETURNING id`,
-      [[Number(ids.pages.Home)]],
-    );
-    const approveOnly = (await createUserWithToken(t, 'order-gate-first', [group.id])).token;
+    const approveOnly = await approveOnlyUser('order-gate-first');
     const runId = await editorRun('About');
     const digest = await digestOf(t, runId);
     const before = await effects(t, runId, pageOf('About'));
