@@ -22,8 +22,10 @@ export const STATEMENTS_PER_DECISION_BOUNDS = {
    */
   inlineRequest: 6,
   /**
-   * P1: the continuation that request launched, up to the settle (demo-editor, one round): 8
-   * since the decision's outcome rides in the settle's statement and a settle nobody listens to
+   * P1: the continuation that request launched, up to the settle (demo-editor, one round): 6
+   * since an approved write is read without a lock and completed in one statement, with no
+   * transaction (ADR 0007; P1's write changes nothing after its first repetition, so its
+   * completion goes alone); 8 since the decision's outcome rides in the settle's statement and a settle nobody listens to
    * needs no transaction around it (START, UPDATE decision and COMMIT went); 11 since the
    * settle's UPDATE stores the model's last step itself (`settleUnderLease`); 12
    * since a lone approved write checks the approved preview under its own lock instead of
@@ -31,10 +33,12 @@ export const STATEMENTS_PER_DECISION_BOUNDS = {
    * settles (`run.chat_turn`); 14 since a transactional write and its completion are one unit
    * of work; 15 while its write's mark recorded it, 20 before, 22 before that.
    */
-  inlineContinuation: 8,
+  inlineContinuation: 6,
   /**
-   * P4: one durable continuation, worker pickup to settle, averaged over a window: 7.8 in
-   * quick windows since its settle is one statement with the decision's outcome in it (no
+   * P4: one durable continuation, worker pickup to settle, averaged over a window: 4.7 in
+   * quick windows since its write rides in its completion's statement (ADR 0007: the unlocked
+   * read and that statement, where START, the locked read, the write, the completion and
+   * COMMIT were five); 7.8 since its settle is one statement with the decision's outcome in it (no
    * transaction around it when nobody listens); 10.8 since the worker claims ahead (WORKER_PREFETCH=10: a pass fills the slots
    * and the buffer, so its statements are shared by more runs); 12.6-12.8 in quick windows,
    * 11.7-11.9 in full ones (larger pickups) before that, since its settle stores the
@@ -48,7 +52,7 @@ export const STATEMENTS_PER_DECISION_BOUNDS = {
    * for smaller pickups on a busier machine or with BENCH_P4_PREFETCH=0; pickups no longer
    * batched fail it.
    */
-  durableContinuation: 10,
+  durableContinuation: 7,
 } as const;
 
 /**

@@ -282,7 +282,7 @@ describe('faults around a continuation (compiled API and worker processes)', () 
     );
 
     itOnPostgres(
-      'a worker paused inside its write past its lease: the server ends its transaction, the worker that takes over writes once, the woken one never',
+      'a worker paused inside its write past its lease: the write is done once, the worker that takes over continues after it, the woken one does nothing',
       async () => {
         const config = await scriptedConfiguration(ds!, 'paused-in-write', [
           WRITE,
@@ -309,8 +309,8 @@ describe('faults around a continuation (compiled API and worker processes)', () 
           ]);
           const id = await waitingRun(api.port, config, workspace);
           expect((await approve(api.port, id)).path).toBe('DURABLE');
-          // why: the write's transaction (its effect recorded with the applied mark, then the
-          // locked read of the text) waits for the test's lock; nothing of it is visible yet.
+          // why: the write (riding in its call's completion, the run's row locked under its
+          // lease) waits for the test's lock; nothing of it is visible yet.
           await until(
             async () =>
               (
@@ -324,13 +324,15 @@ describe('faults around a continuation (compiled API and worker processes)', () 
           expect(await runState(ds!, id)).toMatchObject({ status: 'RUNNING', pending_effect: null });
           victim = (await claimerOf(id)).victim;
           victim.child.kill('SIGSTOP');
-          // The claimer's transaction takes the lock and then sits idle, its process stopped.
+          // The claimer's statement takes the lock and commits on the server, its process
+          // stopped: the write with its steps and the checkpoint after it. The lease then runs
+          // out: the reaper requeues the run and the other worker continues after the write
+          // without repeating it. (Where the write goes in a transaction instead, the server
+          // ends the stopped process's idle transaction: nothing of it commits.)
           await lock.commitTransaction();
-          // The stopped write never committed (its mark neither): the reaper requeues the run and
-          // the other worker carries the approved write out, once.
           await until(async () => (await runState(ds!, id)).status === 'COMPLETED', 30_000, 'the takeover');
           expect(await runState(ds!, id)).toMatchObject({ lease_token: null, requeue_count: 1 });
-          // The server ends the stopped process's idle transaction (idle_in_transaction_session_timeout).
+          // No transaction of the stopped process is left open (idle_in_transaction_session_timeout).
           const idleInTransaction = async (): Promise<number> =>
             (
               await ds!.query<unknown[]>(

@@ -78,7 +78,10 @@ export interface AgentPorts {
    * then `completeEffect`) as one unit of work, so the write commits together with its steps,
    * the cleared effect and the checkpoint, or not at all. Where given, nothing else needs to
    * record the effect: no stop can fall between the write and its completion. Observers
-   * (`onStep`) must not announce what the unit stored before it commits.
+   * (`onStep`) must not announce what the unit stored before it commits. An implementation may
+   * run `work` a second time where its first unit committed nothing (the runs module first
+   * tries one statement, then a transaction), so `work` must have no effect of its own besides
+   * the ports'.
    */
   atomically?<T>(work: () => Promise<T>): Promise<T>;
   /** Observer: the full, unfiltered step, called after `recordStep` succeeded. */

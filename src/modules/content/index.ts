@@ -1,6 +1,7 @@
 export { ContentModule } from './content.module';
 export { PagesService } from './application/pages.service';
 export type { PageAccess, PageRead, PageTextUpdate, PageTextUpdateResult } from './application/pages.service';
+export type { GuardedTextWrite } from './persistence/guarded-text-write';
 export { PageAccessLookup } from './application/page-access-lookup';
 export {
   editableLanguageIds,

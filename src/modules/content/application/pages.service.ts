@@ -27,6 +27,7 @@ import {
   previewLines,
 } from '../core/page-text-changes';
 import { ContentRepository } from '../persistence/content.repository';
+import { guardedCopy, guardedUpdate, type GuardedTextWrite } from '../persistence/guarded-text-write';
 
 /** A change of one page's text in one language and workspace, on behalf of a user. */
 export interface PageTextUpdate extends PageTextPatch {
@@ -234,6 +235,30 @@ export class PagesService {
     before?: (current: PageTextFields) => void,
   ): Promise<PageTextUpdateResult> {
     return this.transactions.run(() => this.updateTextIn(user, input, before));
+  }
+
+  /**
+   * `updateText` as a write for a caller to send in its own statement (`GuardedTextWrite`): the
+   * rights are checked and the text the update starts from is read without a lock (refusals
+   * as `planTextUpdate`), given to `before` (what it throws ends the update), and the changes
+   * are written only while that text is still there when the caller's statement runs.
+   * 'unchanged': the update changes nothing, so there is nothing to write (as `updateText`).
+   * 'no-text': the page has no text in the language yet, not even live: `updateText` does that.
+   */
+  async planGuardedTextUpdate(
+    user: ContentUser,
+    input: PageTextUpdate,
+    before?: (current: PageTextFields) => void,
+  ): Promise<GuardedTextWrite | 'unchanged' | 'no-text'> {
+    const { text } = await this.writableText(user, input, false);
+    if (!text) return 'no-text';
+    before?.(text);
+    const changes = pageTextChanges(text, input);
+    if (changes.length === 0) return 'unchanged';
+    const at = { pageId: input.pageId, languageId: input.languageId, workspaceId: input.workspaceId };
+    return text.workspaceId === input.workspaceId
+      ? guardedUpdate(at, text, changes)
+      : guardedCopy(at, text, applyPageTextChanges(text, changes));
   }
 
   /**

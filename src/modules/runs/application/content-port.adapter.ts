@@ -15,17 +15,32 @@ import {
 } from '../../../agent';
 import type { AuthUser } from '../../../platform/auth/auth-user';
 import { isRefusal } from '../../../common/refusal';
-import type { PagesService } from '../../content';
+import type { GuardedTextWrite, PagesService } from '../../content';
+
+/**
+ * Thrown inside a call's one-statement unit when its write cannot go in the completion's
+ * statement (no text to start from, or its guard failed when the statement ran): nothing was
+ * written or stored, and the call is carried out again inside a transaction.
+ */
+export class CarriedWriteLost extends Error {
+  constructor() {
+    super('the write could not ride in its completion; carried out again in a transaction');
+  }
+}
 
 /**
  * How a write joins the run's lease: `run` opens a transaction, `mark` marks the run's pending
  * effect applied inside it (false when the lease was lost), so the write and the mark commit
  * together or not at all. Inside the call's unit of work (`AgentPorts.atomically`) `run` joins
  * it and `mark` has nothing to do: the call's completion in the same transaction fences it.
+ * Where that unit is one statement (`carries`), the write is planned, handed over with
+ * `carry` and sent in the completion's statement, which fences it (EffectWrites).
  */
 export interface WriteFence {
   run<T>(work: () => Promise<T>): Promise<T>;
   mark(): Promise<boolean>;
+  carries(): boolean;
+  carry(write: GuardedTextWrite): void;
 }
 
 /**
@@ -87,7 +102,13 @@ export class OwnerContentPort implements ContentPort {
       const input = { ...locator(change), ...change.fields };
       const fence = this.fence;
       if (!fence) await this.pages.updateText(this.owner, input, before);
-      else {
+      else if (fence.carries()) {
+        // why: the write goes with the call's completion; where it cannot (no text to start
+        // from), the call runs again in a transaction that writes it here.
+        const write = await this.pages.planGuardedTextUpdate(this.owner, input, before);
+        if (write === 'no-text') throw new CarriedWriteLost();
+        if (write !== 'unchanged') fence.carry(write);
+      } else {
         await fence.run(async () => {
           // why: a process that lost its lease (paused, cut off) must not write when it wakes.
           if (!(await fence.mark())) throw new LeaseLostError();

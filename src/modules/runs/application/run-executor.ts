@@ -27,6 +27,7 @@ import { Metrics } from '../../../platform/metrics/metrics';
 import { RunSettler } from './run-settler';
 import { segmentKind, settlementOf, withContext, type Segment } from './segment';
 import { KeptSteps, storingFirst } from './kept-steps';
+import { EffectWrites } from './effect-writes';
 import { AnswerStream, LiveAnswers } from './live-answers';
 import { StateVault } from './state-vault';
 import { RunBudget } from './run-budget';
@@ -39,10 +40,8 @@ interface Live {
   steps: KeptSteps;
   turn: number;
   lastProgressAt: number;
-  /** The transactional effect in flight, recorded by its write's mark (see setPendingEffect). */
-  unannounced: Record<string, unknown> | null;
-  /** Inside `atomically`: a transactional write and its completion in one transaction. */
-  atomic: boolean;
+  /** The segment's write calls: their effects, fence and unit (EffectWrites). */
+  writes: EffectWrites;
 }
 
 /**
@@ -168,18 +167,13 @@ export class RunExecutor implements OnApplicationShutdown {
   private async executeInSlot(segment: Segment, signal: AbortSignal): Promise<void> {
     const { run, lease } = segment;
     const startedAt = Date.now();
+    const leaseSeconds = this.config.runLeaseSeconds;
+    const steps = new KeptSteps(this.repository, this.transactions, lease, leaseSeconds, run.stepCount);
     const live: Live = {
-      steps: new KeptSteps(
-        this.repository,
-        this.transactions,
-        lease,
-        this.config.runLeaseSeconds,
-        run.stepCount,
-      ),
+      steps,
       turn: run.turn,
       lastProgressAt: startedAt,
-      unannounced: null,
-      atomic: false,
+      writes: new EffectWrites(this.repository, this.transactions, lease, leaseSeconds, steps),
     };
     const answer = this.answers.begin(run.id, run.turn);
     try {
@@ -255,8 +249,7 @@ export class RunExecutor implements OnApplicationShutdown {
     signal: AbortSignal,
     answer: AnswerStream,
   ): AgentPorts {
-    const { run, lease, configuration } = segment;
-    const leaseSeconds = this.config.runLeaseSeconds;
+    const { run, configuration } = segment;
     const keepAliveMs = this.config.progressKeepAliveSeconds * 1000;
     return {
       provider: storingFirst(
@@ -270,11 +263,7 @@ export class RunExecutor implements OnApplicationShutdown {
         live.steps,
       ),
       tools: this.tools,
-      content: new OwnerContentPort(this.pages, owner, {
-        run: (work) => this.transactions.run(() => work()),
-        // why: inside `atomically` the completion in the same transaction fences the write.
-        mark: async () => live.atomic || this.repository.markEffectApplied(lease, live.unannounced),
-      }),
+      content: new OwnerContentPort(this.pages, owner, live.writes.fence()),
       signal,
       // why: kept, and stored with the next ones before the segment's next model call, effect
       // or settle (KeptSteps): one commit for a round's steps instead of one each.
@@ -282,30 +271,14 @@ export class RunExecutor implements OnApplicationShutdown {
         Promise.resolve({ sequence: live.steps.keep(stored) }),
       shouldStop: () => signal.aborted,
       budgetReached: (used) => this.budget.reached(run, configuration, used.totalTokens),
-      setPendingEffect: async (effect) => {
-        // why: what the run did before a tool's effect is stored before that effect happens.
-        await live.steps.flush();
-        // why: the effect's declaration goes with it; the reaper's rule reads it (reap-rule.ts).
-        const marked = { callId: effect.callId, toolName: effect.toolName, effect: effect.effect };
-        // why: a transactional effect commits with its write's mark or not at all, so it is
-        // recorded with that mark, in the write's transaction: before it commits nothing has
-        // happened, and a run cut off then is requeued just as an announced, unmarked one is.
-        // One statement less per write; an external effect is announced before it runs.
-        live.unannounced = effect.effect === 'transactional' ? marked : null;
-        if (live.unannounced) return;
-        if (!(await this.repository.setPendingEffect(lease, marked))) throw new LeaseLostError();
-      },
+      setPendingEffect: (effect) => live.writes.announce(effect),
       completeEffect: async (stored, checkpoint): Promise<StepReceipt[]> => {
         // why: the steps, the cleared effect and the state after the write in one statement: a
         // requeued run continues after that write instead of repeating it.
         const sealed = checkpoint
           ? this.vault.seal(run.id, { v: 1, kind: 'state', state: checkpoint })
           : undefined;
-        await live.steps.flush();
-        const sequences = await this.repository.completeEffect(lease, stored, leaseSeconds, sealed);
-        live.unannounced = null;
-        if (sequences === null) throw new LeaseLostError();
-        live.steps.storedBy(sequences);
+        const sequences = await live.writes.complete(stored, sealed);
         return sequences.map((sequence) => ({ sequence }));
       },
       onStep: (step: Step, receipt: StepReceipt | void) => {
@@ -320,15 +293,7 @@ export class RunExecutor implements OnApplicationShutdown {
         // why: a step stored inside `atomically` is announced once that transaction commits.
         this.transactions.afterCommit(() => announce(receipt.sequence));
       },
-      atomically: async <T>(work: () => Promise<T>): Promise<T> =>
-        this.transactions.run(async () => {
-          live.atomic = true;
-          try {
-            return await work();
-          } finally {
-            live.atomic = false;
-          }
-        }),
+      atomically: <T>(work: () => Promise<T>): Promise<T> => live.writes.atomically(work),
       onDelta: (delta: string) => {
         answer.push(delta);
         const now = Date.now();

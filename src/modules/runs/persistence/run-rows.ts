@@ -75,6 +75,20 @@ export interface ClaimRider {
   readonly params: readonly unknown[];
 }
 
+/**
+ * Another module's write that rides in the statement completing the call that makes it (the
+ * content module's page write, `GuardedTextWrite`): a data-modifying statement that writes only
+ * while the CTE `gate` has a row (the run, locked under its lease) and returns one row when it
+ * wrote, its parameters numbered from `$<first>`.
+ */
+export interface EffectWriteRider {
+  sql(first: number, gate: string): string;
+  readonly params: readonly unknown[];
+}
+
+/** How a completion carrying its write ended: its steps' sequences, or what stopped it. */
+export type CarriedCompletion = readonly number[] | 'lease-lost' | 'write-lost';
+
 /** A claim the decision won: when, by PostgreSQL's clock (the rider's `now()`). */
 export interface ClaimTaken {
   readonly at: Date;

@@ -2,10 +2,20 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { directQuery } from '../../../platform/database/direct-query';
 import { managerOf } from '../../../platform/database/transaction-runner';
-import { affectsOne, CLEAR_LEASE, type Lease, type NewRun, type StoredStep } from './run-rows';
+import {
+  affectsOne,
+  CLEAR_LEASE,
+  type CarriedCompletion,
+  type EffectWriteRider,
+  type Lease,
+  type NewRun,
+  type StoredStep,
+} from './run-rows';
 
 export type {
+  CarriedCompletion,
   ClaimedRun,
+  EffectWriteRider,
   Counters,
   DecisionClaimWrite,
   Lease,
@@ -32,6 +42,39 @@ const RENEWED_LEASE = `CASE
     WHEN COALESCE(lease_expires_at, '-infinity') < now() + make_interval(secs => $3::float8 / 2)
     THEN now() + make_interval(secs => $3::float8)
     ELSE lease_expires_at END`;
+
+/** What a call's completion sets beside the steps (`$8`: the checkpoint after the write, if any). */
+const COMPLETES_EFFECT = ', pending_effect = NULL, checkpoint = COALESCE($8, checkpoint)';
+
+/**
+ * The CTEs `r` (the run's row under the lease: step_count bumped, `alsoSet`, `alsoWhere`) and
+ * `stored` (the steps, `$4`..`$7`, inserted after it, their sequences returned).
+ */
+function stepsCte(alsoSet: string, alsoWhere: string): string {
+  return `r AS (
+         UPDATE run SET step_count = step_count + cardinality($4::text[]), lease_expires_at = ${RENEWED_LEASE}${alsoSet}
+          WHERE id = $1 AND lease_token = $2 AND status = 'RUNNING' ${alsoWhere}
+          RETURNING step_count),
+       stored AS (
+         INSERT INTO run_step (run_id, sequence, kind, round, duration_ms, payload)
+         SELECT $1, r.step_count - cardinality($4::text[]) + s.n, s.kind, s.round, s.duration_ms, s.payload
+           FROM r, unnest($4::text[], $5::int[], $6::int[], $7::jsonb[])
+                   WITH ORDINALITY AS s(kind, round, duration_ms, payload, n)
+         RETURNING sequence)`;
+}
+
+/** `$1`..`$7` of `stepsCte`. */
+function stepParams(lease: Lease, steps: readonly StoredStep[], leaseSeconds: number): unknown[] {
+  return [
+    lease.runId,
+    lease.token,
+    leaseSeconds,
+    steps.map((s) => s.kind),
+    steps.map((s) => s.round),
+    steps.map((s) => s.durationMs),
+    steps.map((s) => JSON.stringify(s.payload)),
+  ];
+}
 
 @Injectable()
 export class RunsRepository {
@@ -166,13 +209,40 @@ export class RunsRepository {
     checkpoint?: string,
   ): Promise<number[] | null> {
     if (steps.length === 0) throw new Error("completeEffect needs the call's steps");
-    return this.stepsUnderLease(
-      lease,
-      steps,
-      leaseSeconds,
-      ', pending_effect = NULL, checkpoint = COALESCE($8, checkpoint)',
-      [checkpoint ?? null],
+    return this.stepsUnderLease(lease, steps, leaseSeconds, COMPLETES_EFFECT, [checkpoint ?? null]);
+  }
+
+  /**
+   * `completeEffect` with the call's write riding in the same statement: the run is locked under
+   * its lease first, the write happens only then, and the steps, the cleared effect and the
+   * checkpoint only where it wrote. 'lease-lost': nothing written or stored; 'write-lost': the
+   * lease held but the write did not happen (its guard no longer held), nothing stored.
+   */
+  async completeEffectWith(
+    lease: Lease,
+    steps: readonly StoredStep[],
+    leaseSeconds: number,
+    checkpoint: string | undefined,
+    write: EffectWriteRider,
+  ): Promise<CarriedCompletion> {
+    if (steps.length === 0) throw new Error("completeEffectWith needs the call's steps");
+    const rows = await directQuery<{ leased: number; written: number; sequences: number[] }>(
+      this.m(),
+      // why: FOR NO KEY UPDATE holds the lease for the whole statement (the reaper's SKIP LOCKED
+      // passes over the run, and finds the lease renewed afterwards) without blocking the step
+      // rows' key-share check of run.
+      `WITH leased AS (
+         SELECT id FROM run WHERE id = $1 AND lease_token = $2 AND status = 'RUNNING' FOR NO KEY UPDATE),
+       written AS (${write.sql(9, 'leased')}),
+       ${stepsCte(COMPLETES_EFFECT, 'AND EXISTS (SELECT 1 FROM written)')}
+       SELECT (SELECT count(*) FROM leased)::int AS leased, (SELECT count(*) FROM written)::int AS written,
+              ARRAY(SELECT sequence FROM stored ORDER BY sequence) AS sequences`,
+      [...stepParams(lease, steps, leaseSeconds), checkpoint ?? null, ...write.params],
     );
+    const row = rows[0]!;
+    if (row.leased === 0) return 'lease-lost';
+    if (row.written === 0) return 'write-lost';
+    return row.sequences;
   }
 
   /**
@@ -192,25 +262,8 @@ export class RunsRepository {
   ): Promise<number[] | null> {
     const rows = await directQuery<{ sequence: number }>(
       this.m(),
-      `WITH r AS (
-         UPDATE run SET step_count = step_count + cardinality($4::text[]), lease_expires_at = ${RENEWED_LEASE}${alsoSet}
-          WHERE id = $1 AND lease_token = $2 AND status = 'RUNNING'
-          RETURNING step_count)
-       INSERT INTO run_step (run_id, sequence, kind, round, duration_ms, payload)
-       SELECT $1, r.step_count - cardinality($4::text[]) + s.n, s.kind, s.round, s.duration_ms, s.payload
-         FROM r, unnest($4::text[], $5::int[], $6::int[], $7::jsonb[])
-                 WITH ORDINALITY AS s(kind, round, duration_ms, payload, n)
-       RETURNING sequence`,
-      [
-        lease.runId,
-        lease.token,
-        leaseSeconds,
-        steps.map((s) => s.kind),
-        steps.map((s) => s.round),
-        steps.map((s) => s.durationMs),
-        steps.map((s) => JSON.stringify(s.payload)),
-        ...alsoParams,
-      ],
+      `WITH ${stepsCte(alsoSet, '')} SELECT sequence FROM stored`,
+      [...stepParams(lease, steps, leaseSeconds), ...alsoParams],
     );
     return rows.length === 0 ? null : rows.map((r) => r.sequence).sort((a, b) => a - b);
   }
