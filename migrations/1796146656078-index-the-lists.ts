@@ -1,14 +1,8 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { buildIndex, concurrently } from './support/online-index';
 
 const WAITING = `status IN ('WAITING_FOR_APPROVAL', 'WAITING_FOR_INPUT')`;
 const FINISHED = `status IN ('COMPLETED', 'FAILED', 'CANCELLED')`;
-
-/**
- * CONCURRENTLY where the migration runs outside a transaction (it asks for that: `transaction =
- * false`, honoured by `runMigrations`); TypeORM's revert opens one anyway, and there a plain
- * build is the only one PostgreSQL allows.
- */
-const concurrently = (queryRunner: QueryRunner): string => (queryRunner.isTransactionActive ? '' : 'CONCURRENTLY');
 
 /**
  * Indexes in each list's sort order (keyset pages, docs/pagination.md), and the retention
@@ -22,10 +16,7 @@ export class IndexTheLists1796146656078 implements MigrationInterface {
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     const c = concurrently(queryRunner);
-    const build = async (name: string, definition: string) => {
-      await queryRunner.query(`DROP INDEX ${c} IF EXISTS "${name}"`);
-      await queryRunner.query(`CREATE INDEX ${c} "${name}" ON "run" ${definition}`);
-    };
+    const build = (name: string, definition: string) => buildIndex(queryRunner, name, `ON "run" ${definition}`);
     await build('run_created_idx', `("created_at", "id")`);
     await build('run_waiting_idx', `("waiting_since", "id") WHERE ${WAITING}`);
     await build('run_owner_waiting_idx', `("owner_id", "waiting_since", "id") WHERE ${WAITING}`);

@@ -1,11 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-
-/**
- * CONCURRENTLY where the migration runs outside a transaction (it asks for that: `transaction =
- * false`, honoured by `runMigrations`); TypeORM's revert opens one anyway, and there a plain
- * build is the only one PostgreSQL allows.
- */
-const concurrently = (queryRunner: QueryRunner): string => (queryRunner.isTransactionActive ? '' : 'CONCURRENTLY');
+import { buildIndex, concurrently } from './support/online-index';
 
 /**
  * Indexes in the order of the chat's and the tokens' cursor pages (docs/pagination.md), built
@@ -18,10 +12,7 @@ export class IndexTheChatAndTokenLists1796149854040 implements MigrationInterfac
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     const c = concurrently(queryRunner);
-    const build = async (name: string, definition: string) => {
-      await queryRunner.query(`DROP INDEX ${c} IF EXISTS "${name}"`);
-      await queryRunner.query(`CREATE INDEX ${c} "${name}" ${definition}`);
-    };
+    const build = (name: string, definition: string) => buildIndex(queryRunner, name, definition);
     await build(
       'conversation_owner_active_idx',
       `ON "conversation" ("owner_id", "updated_at", "id") WHERE "archived_at" IS NULL`,

@@ -35,6 +35,10 @@ const FINISHED_PREDICATE = "status IN ('COMPLETED', 'FAILED', 'CANCELLED')";
 @Index('run_expiry_idx', ['expiresAt'], {
   where: "status = 'WAITING_FOR_APPROVAL' AND expires_at IS NOT NULL",
 })
+// The pickups' orders: recorded decisions oldest first, queued runs oldest first. why: with
+// only run_status_idx a pickup read every run of the status and sorted them, per pass.
+@Index('run_recorded_idx', ['recordedAt', 'id'], { where: "status = 'DECISION_RECORDED'" })
+@Index('run_queued_idx', ['createdAt', 'id'], { where: "status = 'QUEUED'" })
 @Index('run_owner_unfinished_idx', ['ownerId'], {
   where: "status NOT IN ('COMPLETED', 'FAILED', 'CANCELLED')",
 })
