@@ -66,8 +66,9 @@ export interface ContentPort {
   previewUpdate(owner: RunOwner, change: PageChange): Promise<PortResult<PageFields>>;
   /**
    * Applies the change in `change.workspaceId`, where the owner may edit; names the written
-   * record. With `holds`, the text the change starts from (or the refusal) is read under the
-   * write's lock first and given to `holds`; where it answers false, nothing is written and
+   * record. With `holds`, the text the change starts from (or the refusal) is given to `holds`
+   * first, read either under the write's lock or with the write guarded on it (it happens only
+   * while the text is still that one); where it answers false, nothing is written and
    * `PreviewChangedError` is thrown (what the decider approved no longer holds).
    */
   applyUpdate(

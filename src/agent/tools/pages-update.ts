@@ -47,8 +47,9 @@ export const pagesUpdateTool: ToolDefinition = {
   },
   async execute(args, ctx, _input, approved) {
     const change = toChange(args, ctx);
-    // why: what the decider approved is checked against the text read under the write's lock,
-    // so a change to the page between that check and the write cannot slip through.
+    // why: what the decider approved is checked against the text the write starts from (read
+    // under its lock, or with the write guarded on it), so a change to the page between that
+    // check and the write cannot slip through.
     const holds =
       approved &&
       ((current: PortResult<PageFields>) => sameLines(previewText(previewOf(current, change)), approved));

@@ -91,8 +91,9 @@ export class OwnerContentPort implements ContentPort {
     change: PageChange,
     holds?: (current: PortResult<PageFields>) => boolean,
   ): Promise<PortResult<WrittenRecord>> {
-    // why: with `holds`, the text the write starts from is judged under the write's lock; what
-    // it throws rolls the write's transaction back before anything is written.
+    // why: with `holds`, the text the write starts from is judged before anything is written:
+    // under the write's lock in a transaction (what it throws rolls it back), or on the read
+    // the carried write is guarded by (what it throws ends the call before anything is sent).
     const before = holds
       ? (text: PageFields) => {
           if (!holds(ok(fieldsOf(text)))) throw new PreviewChangedError();
