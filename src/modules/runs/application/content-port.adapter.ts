@@ -40,7 +40,8 @@ export interface WriteFence {
   run<T>(work: () => Promise<T>): Promise<T>;
   mark(): Promise<boolean>;
   carries(): boolean;
-  carry(write: GuardedTextWrite): void;
+  /** False when the unit carries a write already: the call must run in a transaction. */
+  carry(write: GuardedTextWrite): boolean;
 }
 
 /**
@@ -105,10 +106,11 @@ export class OwnerContentPort implements ContentPort {
       if (!fence) await this.pages.updateText(this.owner, input, before);
       else if (fence.carries()) {
         // why: the write goes with the call's completion; where it cannot (no text to start
-        // from), the call runs again in a transaction that writes it here.
+        // from, a second write in the call), the call runs again in a transaction that writes
+        // it here.
         const write = await this.pages.planGuardedTextUpdate(this.owner, input, before);
         if (write === 'no-text') throw new CarriedWriteLost();
-        if (write !== 'unchanged') fence.carry(write);
+        if (write !== 'unchanged' && !fence.carry(write)) throw new CarriedWriteLost();
       } else {
         await fence.run(async () => {
           // why: a process that lost its lease (paused, cut off) must not write when it wakes.

@@ -36,9 +36,12 @@ export class EffectWrites {
       // why: inside the transaction unit the completion in the same transaction fences the write.
       mark: async () =>
         this.unit === 'transaction' || this.repository.markEffectApplied(this.lease, this.unannounced),
-      carries: () => this.unit === 'statement' && this.carried === null,
+      carries: () => this.unit === 'statement',
+      // why: one write rides in a completion; a call that writes twice runs in the transaction.
       carry: (write) => {
+        if (this.carried) return false;
         this.carried = write;
+        return true;
       },
     };
   }
