@@ -4,6 +4,7 @@ import { directQuery } from '../../../platform/database/direct-query';
 import { managerOf } from '../../../platform/database/transaction-runner';
 import { PageSearchHit, PageTextView, PageView, SiteLanguageView, SiteView } from '../core/content.types';
 import { PageTextChange, PageTextFields } from '../core/page-text-changes';
+import { PAGE_TEXT_COLUMNS } from './guarded-text-write';
 import { PageTextEntity } from './page-text.entity';
 import { PageEntity } from './page.entity';
 import { SiteLanguageEntity } from './site-language.entity';
@@ -11,13 +12,6 @@ import { SiteEntity } from './site.entity';
 
 /** Subtree roots for a permission filter in SQL; `'all'` means no filter (admins). */
 export type RootsFilter = 'all' | readonly number[];
-
-const COLUMN_OF: Readonly<Record<PageTextChange['field'], string>> = {
-  title: 'title',
-  body: 'body',
-  seoTitle: 'seo_title',
-  seoDescription: 'seo_description',
-};
 
 /** The language ids of a page's site, ascending ('{}' outside every site), as a column of `p`. */
 const SITE_LANGUAGE_IDS = `COALESCE((SELECT array_agg(l.language_id ORDER BY l.language_id) FROM site_language l
@@ -312,7 +306,7 @@ export class ContentRepository {
     changes: readonly PageTextChange[],
   ): Promise<number> {
     if (changes.length === 0) return 0;
-    const sets = changes.map((c, i) => `${COLUMN_OF[c.field]} = $${i + 4}`);
+    const sets = changes.map((c, i) => `${PAGE_TEXT_COLUMNS[c.field]} = $${i + 4}`);
     const result: [unknown[], number] = await this.m().query(
       `UPDATE page_text SET ${sets.join(', ')}, updated_at = now()
         WHERE page_id = $1 AND language_id = $2 AND workspace_id = $3`,

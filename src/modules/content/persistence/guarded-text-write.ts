@@ -20,7 +20,8 @@ export interface TextLocator {
   readonly workspaceId: number;
 }
 
-const COLUMN_OF: Readonly<Record<PageTextChange['field'], string>> = {
+/** The column of each editable field of `page_text`. */
+export const PAGE_TEXT_COLUMNS: Readonly<Record<PageTextChange['field'], string>> = {
   title: 'title',
   body: 'body',
   seoTitle: 'seo_title',
@@ -55,7 +56,7 @@ export function guardedUpdate(
   return {
     params: [at.pageId, at.languageId, at.workspaceId, ...fieldValues(current), ...changes.map((c) => c.to)],
     sql: (first, gate) => {
-      const sets = changes.map((c, i) => `${COLUMN_OF[c.field]} = ${param(first, 7 + i, 'text')}`);
+      const sets = changes.map((c, i) => `${PAGE_TEXT_COLUMNS[c.field]} = ${param(first, 7 + i, 'text')}`);
       return `UPDATE page_text SET ${sets.join(', ')}, updated_at = now()
                WHERE page_id = ${param(first, 0, 'int')} AND language_id = ${param(first, 1, 'int')}
                  AND workspace_id = ${param(first, 2, 'int')} AND ${fieldsStill(first, 3)}

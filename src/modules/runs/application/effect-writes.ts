@@ -1,6 +1,6 @@
 import { LeaseLostError, type PendingEffect } from '../../../agent';
 import type { TransactionRunner } from '../../../platform/database/transaction-runner';
-import type { EffectWriteRider, Lease, RunsRepository } from '../persistence/runs.repository';
+import type { EffectWriteRider, Lease, RunsRepository, StoredStep } from '../persistence/runs.repository';
 import { CarriedWriteLost, type WriteFence } from './content-port.adapter';
 import type { KeptSteps } from './kept-steps';
 
@@ -66,10 +66,7 @@ export class EffectWrites {
    * statement with the write where the one-statement unit carries one. Their sequences;
    * LeaseLostError: nothing stored; CarriedWriteLost: the write's guard failed, nothing stored.
    */
-  async complete(
-    stored: Parameters<RunsRepository['completeEffect']>[1],
-    sealed?: string,
-  ): Promise<number[]> {
+  async complete(stored: readonly StoredStep[], sealed?: string): Promise<number[]> {
     await this.steps.flush();
     const write = this.carried;
     this.carried = null;
