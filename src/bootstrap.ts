@@ -7,6 +7,9 @@ import type { CorsOptionsDelegate } from '@nestjs/common/interfaces/external/cor
 import { AppModule } from './app.module';
 import { AppConfig } from './config/app-config';
 import { DatabaseTarget } from './platform/database/data-source-options';
+import { AuthFailureLimiter } from './platform/auth/auth-failures';
+import { Authenticator } from './platform/auth/authenticator';
+import { earlyTokenCheck } from './platform/graphql/early-token-check';
 import { originAllowed } from './platform/http/origin-policy';
 import { requestIdScope } from './platform/logging/logger-params';
 import { StartupQuietLogger } from './platform/logging/startup-quiet-logger';
@@ -72,6 +75,8 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   // why: first of all, so every later step (pino-http's line, the GraphQL error formatter)
   // sees the same request id.
   app.use(requestIdScope);
+  // why: the token's round trip to the database overlaps the request log and the body parser.
+  app.use(earlyTokenCheck(app.get(Authenticator), app.get(AuthFailureLimiter)));
   app.useBodyParser('json', { limit: '1mb' });
   app.use(bodyErrors);
   // why: the framework's name and version help nobody but someone looking for a known hole.

@@ -11,6 +11,7 @@ import { createToken } from '../support/decisions';
 import { itOnPostgresAndRedis, redisUrl } from '../support/processes';
 import { usingPostgres } from '../support/test-env';
 import { collect, demoIds, until } from '../support/runs';
+import { StatementLog } from '../support/statement-log';
 import type { Client as WsClient } from 'graphql-ws';
 import { bootTestApp, errorCode, GqlResponse, TestApp } from '../support/test-app';
 
@@ -211,8 +212,16 @@ describe('failed authentications per address (AUTH_FAILURES_PER_MINUTE=3)', () =
       expect(res.headers['www-authenticate']).toBe('Bearer');
       expect(errorCode(res.body)).toBe('UNAUTHENTICATED');
     }
-    const limited = await postFrom(t.url, address, `Bearer ${t.tokens.admin}`, '{ viewer { grants } }');
+    const log = StatementLog.open();
+    const limited = await postFrom(
+      t.url,
+      address,
+      `Bearer ${t.tokens.admin}`,
+      '{ viewer { grants } }',
+    ).finally(() => log.close());
     expect(limited.status).toBe(429);
+    // why: a blocked address's token is not even looked up (early-token-check.ts, graphqlContext).
+    expect(log.statements.filter((s) => /\bFROM api_token\b/.test(s.text))).toEqual([]);
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     expect(errorCode(limited.body)).toBe('RATE_LIMITED');
     expect(limited.body.data ?? null).toBeNull();

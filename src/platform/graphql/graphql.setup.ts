@@ -14,6 +14,7 @@ import { AuthUser } from '../auth/auth-user';
 import { GqlContext } from '../auth/access.guard';
 import { RequestContext } from '../auth/request-context';
 import { currentRequestId } from '../logging/logger-params';
+import { GRAPHQL_PATH, tokenCheckOf } from './early-token-check';
 import type { Metrics } from '../metrics/metrics';
 import { graphqlOverHttpStatus, refuseNulBytes, subscriptionsOverWsOnly } from './apollo-plugins';
 import { ErrorCodeEnum } from './error-code.enum';
@@ -110,8 +111,9 @@ export function remoteAddress(req: { socket?: { remoteAddress?: string } } | und
 }
 
 /**
- * The GraphQL context of both transports. Over HTTP the bearer token is checked here: 401 with
- * `WWW-Authenticate: Bearer` when it is not valid, 429 once the address failed too often.
+ * The GraphQL context of both transports. Over HTTP the bearer token's check (started as the
+ * request arrived, early-token-check.ts) is awaited here: 401 with `WWW-Authenticate: Bearer`
+ * when it is not valid, 429 once the address failed too often.
  */
 export function graphqlContext(authenticator: Authenticator, failures: AuthFailureLimiter) {
   return async (input: { req?: Request; extra?: WsExtra }): Promise<GqlContext> => {
@@ -129,7 +131,7 @@ export function graphqlContext(authenticator: Authenticator, failures: AuthFailu
       const wait = failures.blockedFor(address);
       if (wait > 0) throw tooManyFailures(wait);
     }
-    const user = await authenticator.authenticate(header);
+    const user = header ? await tokenCheckOf(input.req, header, authenticator) : null;
     if (!user) {
       if (header) await failures.failed(address);
       throw unauthenticated();
@@ -149,7 +151,7 @@ export function graphqlOptions(
   const armor = createArmor().protect();
   const formatError = errorFormatter(config, metrics);
   return {
-    path: '/graphql',
+    path: GRAPHQL_PATH,
     // why: only `npm run schema:generate` and development write schema.gql; tests build in memory.
     autoSchemaFile: config.nodeEnv === 'development' ? SCHEMA_FILE : true,
     sortSchema: true,

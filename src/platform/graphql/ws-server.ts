@@ -33,9 +33,8 @@ import {
 } from './graphql.setup';
 import { formatWsErrors, formatWsResult, prepareWsOperation } from './ws-operations';
 import { SharedFrames } from './shared-frames';
+import { GRAPHQL_PATH } from './early-token-check';
 import { FramedText, guardSends, SLOW_CONSUMER_CLOSE } from './socket-sends';
-
-const PATH = '/graphql';
 
 /**
  * How long a connection counts against its user's cap in Redis unless its instance renews it
@@ -157,7 +156,7 @@ export class GraphqlWsServer implements OnApplicationBootstrap, BeforeApplicatio
 
   private readonly upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const wss = this.wss;
-    if (!wss || new URL(req.url ?? '/', 'http://x').pathname !== PATH) return;
+    if (!wss || new URL(req.url ?? '/', 'http://x').pathname !== GRAPHQL_PATH) return;
     wss.handleUpgrade(req, socket, head, (ws) => {
       const send = guardSends(
         ws,
