@@ -14,13 +14,15 @@ import type { QueryCount, QueryCounter } from './query-counter';
 export const STATEMENTS_PER_DECISION_BOUNDS = {
   /**
    * P1: one inline approveRun HTTP request, token check to receipt (continuation excluded):
-   * 5 since the claim, the decision's step and the decision record are one statement with no
-   * transaction around it (8 before; 9 before the claim carried the step; 10 before a decision
-   * read the configuration's settings without its skills; 12 before the gate read its pages in
-   * one statement and the receipt took the decider from the caller), and 6 when the token's
-   * once-a-minute use stamp falls in it.
+   * 4 since the run is read with its configuration (and its subject page, the decider gate's
+   * page, so that a run about a page pays 3; P1's runs have none, so the gate reads the page
+   * their call resolved to on its own) in one statement (5 before; 8 before the claim, the
+   * decision's step and the decision record were one statement with no transaction around it;
+   * 9 before the claim carried the step; 10 before a decision read the configuration's settings
+   * without its skills; 12 before the gate read its pages in one statement and the receipt took
+   * the decider from the caller), and 5 when the token's once-a-minute use stamp falls in it.
    */
-  inlineRequest: 6,
+  inlineRequest: 5,
   /**
    * P1: the continuation that request launched, up to the settle (demo-editor, one round): 6
    * since an approved write is read without a lock and completed in one statement, with no

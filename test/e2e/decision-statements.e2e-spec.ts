@@ -1,13 +1,15 @@
-import { decide, digestOf, receiptOf, startResting } from '../support/decisions';
+import { decide, digestOf, receiptOf, startResting, upsertConfiguration } from '../support/decisions';
 import { RunExecutor } from '../../src/modules/runs';
 import { demoIds, waitForRest } from '../support/runs';
 import { StatementLog } from '../support/statement-log';
 import { bootTestApp, TestApp } from '../support/test-app';
 
 /**
- * What an inline decision writes (docs/decisions.md, "The checks, in order"): ONE statement, in
- * no transaction: the claim, the decision's step and the decision record (the approvals module's
- * rider). The decider gate's pages are read before it, beside the configuration.
+ * What an inline decision sends (docs/decisions.md, "The checks, in order"): the token's check,
+ * ONE read (the run, its configuration and its subject page, the decider gate's page), and ONE
+ * write, in no transaction: the claim, the decision's step and the decision record (the
+ * approvals module's rider). A call on another page than the run's subject page reads that page
+ * in a statement of its own.
  */
 describe('decisions: the claim statement', () => {
   let t: TestApp;
@@ -50,7 +52,9 @@ describe('decisions: the claim statement', () => {
     expect(log.statements.filter((s) => /^INSERT INTO (decision|run_step)/.test(s.text))).toEqual([]);
     const before = log.statements.slice(0, log.statements.indexOf(claim));
     expect(before.filter((s) => /^START TRANSACTION/.test(s.text))).toEqual([]);
-    return { claim: claim.text, before: before.map((s) => s.text) };
+    // why: the token's use stamp is written once a minute (docs/security.md), not per decision.
+    const perDecision = before.filter((s) => !/^UPDATE api_token SET last_used_at/.test(s.text));
+    return { claim: claim.text, before: perDecision.map((s) => s.text) };
   }
 
   /** The decision's row, and its step, as the claim stored them. */
@@ -63,13 +67,18 @@ describe('decisions: the claim statement', () => {
     );
   }
 
-  it('an approval: the gate reads its pages before the claim; the claim stores its step and the record', async () => {
+  /** The run's read: the run with its configuration and its subject page joined to it. */
+  const RUN_READ =
+    /^SELECT [\s\S]* FROM run r LEFT JOIN configuration jc ON jc\.id = r\.configuration_id LEFT JOIN page jp ON jp\.id = r\.subject_page_id WHERE r\.id = \$1$/;
+
+  it('an approval is three statements: the token, one read (run, configuration, the gate’s page), the claim with its step and record', async () => {
     const runId = await waiting();
     const { claim, before } = await logged(runId, 'approve');
     expect(claim).toMatch(/INSERT INTO run_step[\s\S]*INSERT INTO decision[\s\S]*FROM claimed/);
-    expect(before.filter((s) => /FROM page p\b/.test(s))).toHaveLength(1);
+    expect(before).toHaveLength(2);
+    expect(before[0]).toMatch(/\bFROM api_token\b/);
+    expect(before[1]).toMatch(RUN_READ);
     // why: a run's skills travel in its checkpoint; a decision reads only the configuration's settings.
-    expect(before.filter((s) => /\bFROM configuration\b/.test(s))).toHaveLength(1);
     expect(before.filter((s) => /\bFROM skill\b/.test(s))).toEqual([]);
     expect(await waitForRest(t, runId)).toBe('COMPLETED');
     expect(await stored(runId)).toEqual([{ kind: 'APPROVE', open: false, step: 'APPROVAL' }]);
@@ -82,11 +91,47 @@ describe('decisions: the claim statement', () => {
     expect(steps).toEqual([{ approvals: 1, writes: 1 }]);
   });
 
-  it('a denial reads no page at all: it executes nothing, so it meets no gate', async () => {
-    const runId = await waiting();
+  it('a write on another page than the run’s subject: the gate reads that page in a statement of its own', async () => {
+    const title = `Written elsewhere ${Date.now()}`;
+    const configurationId = await upsertConfiguration(t, {
+      identifier: 'statements-other-page',
+      providerOptions: {
+        rounds: [
+          {
+            toolCalls: [
+              {
+                name: 'pages_update',
+                arguments: { pageId: Number(ids.pages.Blog), languageId: 0, seoTitle: title },
+              },
+            ],
+          },
+          { text: 'Done.' },
+        ],
+      },
+    });
+    const runId = await startResting(t, 'alice', {
+      configurationId,
+      prompt: 'Retitle the blog',
+      subjectPageId: ids.pages.Products,
+    });
+    const { before } = await logged(runId, 'approve');
+    expect(before).toHaveLength(3);
+    expect(before[1]).toMatch(RUN_READ);
+    expect(before[2]).toMatch(/\bFROM page p WHERE p\.id = ANY\(\$1::int\[\]\)/);
+    expect(await waitForRest(t, runId)).toBe('COMPLETED');
+    const [blog] = await t.dataSource.query(
+      'SELECT seo_title FROM page_text WHERE page_id = $1 AND language_id = 0 AND workspace_id = 0',
+      [ids.pages.Blog],
+    );
+    expect(blog).toEqual({ seo_title: title });
+  });
+
+  it('a denial meets no gate (it executes nothing): no page read of its own', async () => {
+    const runId = await waiting('Blog');
     const { claim, before } = await logged(runId, 'deny');
     expect(claim).toMatch(/INSERT INTO decision/);
-    expect(before.filter((s) => /FROM page\b/.test(s))).toEqual([]);
+    expect(before).toHaveLength(2);
+    expect(before[1]).toMatch(RUN_READ);
     expect(await waitForRest(t, runId)).toBe('COMPLETED');
     const [decision] = await t.dataSource.query('SELECT kind FROM decision WHERE run_id = $1', [runId]);
     expect(decision).toEqual({ kind: 'DENY' });

@@ -7,7 +7,7 @@ import {
   startResting,
   upsertConfiguration,
 } from '../support/decisions';
-import { ConfigurationsService } from '../../src/modules/configurations';
+import { RunDecisions } from '../../src/modules/runs';
 import { demoIds, waitForRest } from '../support/runs';
 import { itOnPostgres } from '../support/test-database';
 import { bootTestApp, errorCode, TestApp } from '../support/test-app';
@@ -134,11 +134,19 @@ describe('decisions: races on the claim', () => {
   );
 
   itOnPostgres(
-    'the losers of a storm in one process wait for the winner instead of checking on: the configuration is read once',
+    'the losers of a storm in one process wait for the winner instead of checking on: the state is opened once',
     async () => {
       const runId = await waitingRun(40);
       const digest = await digestOf(t, runId);
-      const reads = jest.spyOn(t.app.get(ConfigurationsService), 'getById');
+      const decisions = t.app.get(RunDecisions);
+      const opens = jest.spyOn(decisions, 'openSuspended');
+      // why: the winner holds its turn until every racer's one read has landed, so each one
+      // meets it in flight (a racer whose read came late would see the run claimed, check 3).
+      const realClaim = decisions.claim.bind(decisions);
+      const claims = jest.spyOn(decisions, 'claim').mockImplementation(async (...args) => {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        return realClaim(...args);
+      });
       try {
         const results = await race(runId, digest, (n) => ({ kind: 'approve', as: DECIDERS[n % 3]! }));
         expect(results.filter((r) => !r.errors)).toHaveLength(1);
@@ -146,11 +154,14 @@ describe('decisions: races on the claim', () => {
           Array.from({ length: RACERS - 1 }, () => 'ALREADY_RESUMING'),
         );
         // why: every racer read the run waiting (or was refused by check 3 having read it
-        // claimed); from order 8 on they took turns, and once the first took the turn, the
-        // others with its digest were refused without reading anything more.
-        expect(reads).toHaveBeenCalledTimes(1);
+        // claimed); from order 8 on they took turns, and once the first took the turn (opened
+        // the run's state, checked and claimed), the others with its digest were refused
+        // without doing any of it.
+        expect(opens).toHaveBeenCalledTimes(1);
+        expect(claims).toHaveBeenCalledTimes(1);
       } finally {
-        reads.mockRestore();
+        opens.mockRestore();
+        claims.mockRestore();
       }
       expect(await waitForRest(t, runId, 30_000)).toBe('COMPLETED');
       await expectOneContinuation(runId, 40);

@@ -93,10 +93,10 @@ describe('runs: the approved write and its completion', () => {
       /FOR NO KEY UPDATE\), written AS \(INSERT INTO page_text[\s\S]*UPDATE run[\s\S]*INSERT INTO run_step/,
     );
     expect(carried[0]!.name).toMatch(/^cs_/);
-    // why: the decider gate's read, then the write's own read, unlocked: no read of the preview
-    // of its own, and no lock held across round trips.
+    // why: the decider gate's page came with the run's read (its subject page); the write's own
+    // read, unlocked: no read of the preview of its own, and no lock held across round trips.
     const reads = log.statements.filter((s) => /\bFROM page p\b/.test(s.text));
-    expect(reads).toHaveLength(2);
+    expect(reads).toHaveLength(1);
     expect(reads.filter((s) => /FOR (UPDATE|SHARE)\) [wl] ON true/.test(s.text))).toEqual([]);
     expect(log.statements.filter((s) => /^INSERT INTO page_text/.test(s.text))).toEqual([]);
     // no statement of its own announces the effect: it exists only with the write

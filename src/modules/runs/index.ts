@@ -40,6 +40,7 @@ export { QueuedRuns, type Begun } from './application/queued-runs';
 export { UNREADABLE_CHECKPOINT_MESSAGE } from './core/pickup.policy';
 export type { RunSettled, RunSettlementListener } from './application/run-settlements';
 export type { ClaimRider, SettleRider } from './persistence/run-rows';
+export type { RunJoins, RunWithJoined } from './persistence/run-reads.repository';
 export { progressTopic, type ProgressEvent } from './application/run-events';
 export { asPin, MAX_PROCESS_MISSES, pinnedVersionId, resolveProcess } from './core/process-resolution';
 export type {

@@ -7,6 +7,7 @@ import { DecisionEntity } from '../../../src/modules/approvals/persistence/decis
 import { DecisionsRepository } from '../../../src/modules/approvals/persistence/decisions.repository';
 import { ConversationEntity } from '../../../src/modules/conversations/persistence/conversation.entity';
 import { ConversationsRepository } from '../../../src/modules/conversations/persistence/conversations.repository';
+import { ContentRepository } from '../../../src/modules/content/persistence/content.repository';
 import { RunEntity } from '../../../src/modules/runs/persistence/run.entity';
 import { queuedRun, runningRun, suiteKit, waitingRun } from './runs-support';
 
@@ -95,5 +96,32 @@ describe('whole rows read without the query builder', () => {
     expect(plain).toEqual({ ...typeorm });
     expect(Object.keys(plain!).sort()).toEqual(Object.keys({ ...typeorm }).sort());
     expect(await repository.findByActiveRun('00000000-0000-4000-8000-000000000000')).toBeNull();
+  });
+
+  it('reads a run with its configuration and subject page joined, as their own reads give them', async () => {
+    const { kit } = suite;
+    const configurations = new ConfigurationsRepository(kit.ds);
+    const content = new ContentRepository(kit.ds);
+    const joins = {
+      configuration: configurations.joinedById,
+      subjectPage: content.joinedPageWithSiteLanguages,
+    };
+    const pages: Array<{ id: number; site_id: number | null }> = await kit.ds.query(
+      `SELECT id, site_id FROM page ORDER BY site_id NULLS FIRST, id`,
+    );
+    // why: a page outside every site has no site languages; one inside has its site's.
+    const subjects = [null, pages[0]!.id, pages[pages.length - 1]!.id];
+    expect(pages[0]!.site_id).toBeNull();
+    for (const subject of subjects) {
+      const runId = await waitingRun(kit);
+      await kit.ds.query(`UPDATE run SET subject_page_id = $2 WHERE id = $1`, [runId, subject]);
+      const read = await kit.reads.findByIdWith(runId, joins);
+      expect(read!.run).toEqual(await kit.reads.findById(runId));
+      expect(read!.configuration).toEqual(await configurations.findById(read!.run.configurationId));
+      expect(read!.subjectPage).toEqual(
+        subject === null ? null : (await content.findPagesWithSiteLanguages([subject]))[0],
+      );
+    }
+    expect(await kit.reads.findByIdWith('00000000-0000-4000-8000-000000000000', joins)).toBeNull();
   });
 });

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { PendingTurn } from '../../../agent';
 import type { AuthUser } from '../../../platform/auth/auth-user';
+import type { JoinedRead } from '../../../platform/database/joined-read';
 import { mayEditPageText, mayShowPage, PageAccess, PagesService } from '../../content';
 import { deciderPermits, DeciderPageRights, gatePageIds } from '../core/decider-rule';
 
@@ -19,10 +20,20 @@ export class DeciderGate {
     return DeciderGate.permitsWith(decider, pending, await this.pagesFor([pending]));
   }
 
-  /** The pages the gate needs for several turns, with their languages, in one statement. */
-  async pagesFor(turns: readonly PendingTurn[]): Promise<Map<number, PageAccess>> {
+  /**
+   * The pages the gate needs for several turns, with their languages, in one statement; none
+   * where `known` (a page read already, e.g. with the run) is every page they name.
+   */
+  async pagesFor(turns: readonly PendingTurn[], known?: PageAccess | null): Promise<Map<number, PageAccess>> {
     const ids = turns.flatMap((t) => gatePageIds(t.kind, t.calls));
-    return ids.length > 0 ? this.pages.accessOf(ids) : new Map<number, PageAccess>();
+    if (ids.length === 0) return new Map<number, PageAccess>();
+    if (known && ids.every((id) => id === known.page.id)) return new Map([[known.page.id, known]]);
+    return this.pages.accessOf(ids);
+  }
+
+  /** A page's access read with another module's row (a decision's run's subject page). */
+  joinedAccess(): JoinedRead<PageAccess> {
+    return this.pages.joinedAccess();
   }
 
   /** The same rule over pages the caller has loaded (the inbox loads a whole page of runs at once). */

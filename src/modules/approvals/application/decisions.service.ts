@@ -26,6 +26,7 @@ import {
   type ClaimedDecision,
   type DecisionOnRun,
   type RunView,
+  type RunWithJoined,
 } from '../../runs';
 import {
   DecisionFacts,
@@ -74,8 +75,9 @@ interface Taken {
  * anything executes; then ONE statement in which the runs module claims the run (exactly one of
  * any number of concurrent decisions wins) with this module's decision record riding in it (in
  * a transaction only where the chat claims its conversation with it, or a listener writes);
- * then the continuation (inline) or a worker (durable). The run is read once and its state
- * opened once per decision.
+ * then the continuation (inline) or a worker (durable). The run is read once, with its
+ * configuration and its subject page in the same statement, and its state opened once per
+ * decision.
  */
 @Injectable()
 export class DecisionsService {
@@ -94,21 +96,25 @@ export class DecisionsService {
   async decide(ctx: RequestContext, command: DecideCommand): Promise<DecisionReceipt> {
     const user = ctx.viewer;
     if (command.kind === 'INPUT') assertJsonSize(command.values, 'values');
-    const run = await this.runs.findRunById(parseUuid(command.runId, 'runId'));
-    if (!run) throw notFound('Run not found');
+    const read = await this.runs.findRunWith(parseUuid(command.runId, 'runId'), {
+      configuration: this.configurations.joinedById(),
+      subjectPage: this.gate.joinedAccess(),
+    });
+    if (!read) throw notFound('Run not found');
+    const { run } = read;
     const access = runAccess(user, run);
     const fingerprint = decisionFingerprint({ ...command, values: command.values ?? null });
     const replay = await this.replayByKey(run, user, command, fingerprint, access.decide);
     if (replay) return replay;
     try {
       const facts = await this.runFacts(ctx, run, command, access);
-      // why: checks 1-4 need nothing of the configuration; a decision they refuse reads none.
+      // why: checks 1-4 need nothing of the configuration; a decision they refuse reads no more.
       await this.refuse(run, runChecks(facts));
       // why: from order 8 on, decisions on this run take turns in this process: the losers of a
       // storm wait for the winner and are refused without reading anything more.
       const decided = await this.runDecisions.oneAtATime(
         { run, turnDigest: command.turnDigest },
-        () => this.takeTurn(user, run, command, facts, fingerprint),
+        () => this.takeTurn(user, read, command, facts, fingerprint),
         (result) => 'completed' in result,
       );
       if ('vote' in decided) return { decision: decided.vote, run, path: decided.path };
@@ -134,7 +140,7 @@ export class DecisionsService {
    */
   private async takeTurn(
     user: AuthUser,
-    run: RunView,
+    read: RunWithJoined<ConfigurationSettings, PageAccess>,
     command: DecideCommand,
     facts: RunDecisionFacts,
     fingerprint: string,
@@ -142,18 +148,20 @@ export class DecisionsService {
     | { vote: DecisionView; path: 'INLINE' | 'DURABLE' }
     | { completed: Taken; configuration: ConfigurationSettings }
   > {
+    const { run } = read;
     const opened = this.openOnce(run);
     const inline = !needsWorkerCount(command.path, this.config.decisionPath);
-    // why: read side by side: the configuration; whether a worker is live, where the path
-    // depends on it (an inline request costs no heartbeat query); and, where the claim is
-    // inline for sure, the decider gate's pages, so the gate (order 15, right before the claim)
-    // costs no round trip of its own. A denial skips the gate; a refusal before the claim leaves
-    // those reads unused.
+    // why: the configuration and the run's subject page came with the run. Read side by side
+    // where needed: whether a worker is live, where the path depends on it (an inline request
+    // costs no heartbeat query); and, where the claim is inline for sure, the decider gate's
+    // pages that are not the subject page (a call on another page), so the gate (order 15,
+    // right before the claim) costs no round trip of its own. A denial skips the gate; a
+    // refusal before the claim leaves those reads unused.
     const [configuration, live, gatePages] = await Promise.all([
-      this.configurations.getById(run.configurationId),
+      read.configuration ?? this.configurations.getById(run.configurationId),
       inline ? 0 : this.runDecisions.liveWorkers(),
       inline && 'state' in opened && command.kind !== 'DENY'
-        ? this.gate.pagesFor([opened.state.pending!])
+        ? this.gate.pagesFor([opened.state.pending!], read.subjectPage)
         : undefined,
     ]);
     await this.refuse(run, earlyChecks({ ...facts, configuration: configurationFacts(configuration) }));

@@ -1,3 +1,4 @@
+import type { JoinedRead } from '../../../platform/database/joined-read';
 import { Inject, Injectable } from '@nestjs/common';
 import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
@@ -73,6 +74,14 @@ export class ConfigurationsService {
     const row = await this.repository.findById(id);
     if (!row) throw notFound('Configuration not found');
     return row;
+  }
+
+  /**
+   * A configuration's settings read in another module's statement, joined on the id that
+   * statement holds (see JoinedRead): what `getById` answers, without a round trip of its own.
+   */
+  joinedById(): JoinedRead<ConfigurationSettings> {
+    return this.repository.joinedById;
   }
 
   /** `getById` with the configuration's skills (to show it, e.g. `Run.configuration`). */

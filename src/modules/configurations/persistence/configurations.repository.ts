@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In, IsNull } from 'typeorm';
+import type { JoinedRead } from '../../../platform/database/joined-read';
 import { EntityColumns } from '../../../platform/database/entity-columns';
 import { managerOf } from '../../../platform/database/transaction-runner';
 import { GroupEntity } from '../../auth/persistence/group.entity';
@@ -88,7 +89,22 @@ export class ConfigurationsRepository {
     return managerOf(this.dataSource);
   }
 
-  /** why one plain statement: it is read on every decision and every run start (bench P1). */
+  /**
+   * A configuration by id read in another row's statement (a decision reads it with its run):
+   * the same row `findById` answers, without a round trip of its own.
+   */
+  readonly joinedById: JoinedRead<ConfigurationRow> = {
+    sql: (alias, on) => ({
+      join: `LEFT JOIN configuration ${alias} ON ${alias}.id = ${on}`,
+      columns: this.columns.joinedSql(alias),
+    }),
+    read: (raw, alias) => {
+      const e = this.columns.joinedRow(raw, alias);
+      return e ? toConfigurationRow(e) : null;
+    },
+  };
+
+  /** why one plain statement: it is read on every run start (bench P1). */
   async findById(id: number, manager: EntityManager = this.manager): Promise<ConfigurationRow | null> {
     const rows: unknown = await manager.query(
       `SELECT ${this.columns.sql()} FROM configuration c WHERE c.id = $1`,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { directQuery } from '../../../platform/database/direct-query';
+import { joinedName, type JoinedRead } from '../../../platform/database/joined-read';
 import { managerOf } from '../../../platform/database/transaction-runner';
 import { PageSearchHit, PageTextView, PageView, SiteLanguageView, SiteView } from '../core/content.types';
 import { PageTextChange, PageTextFields } from '../core/page-text-changes';
@@ -14,8 +15,14 @@ import { SiteEntity } from './site.entity';
 export type RootsFilter = 'all' | readonly number[];
 
 /** The language ids of a page's site, ascending ('{}' outside every site), as a column of `p`. */
-const SITE_LANGUAGE_IDS = `COALESCE((SELECT array_agg(l.language_id ORDER BY l.language_id) FROM site_language l
-                         WHERE l.site_id = p.site_id), '{}') AS site_language_ids`;
+/** The language ids of the site of the page under `alias`, ascending ('{}' outside every site). */
+const siteLanguageIdsOf = (alias: string): string =>
+  `COALESCE((SELECT array_agg(l.language_id ORDER BY l.language_id) FROM site_language l
+                         WHERE l.site_id = ${alias}.site_id), '{}')`;
+const SITE_LANGUAGE_IDS = `${siteLanguageIdsOf('p')} AS site_language_ids`;
+
+/** The page columns a `PageRow` holds. */
+const PAGE_COLUMNS = ['id', 'parent_id', 'site_id', 'slug', 'sorting', 'rootline'] as const;
 
 /**
  * A page (`$1`) with its text in one language (`$2`): the workspace's (`$3`) own row, else the
@@ -131,12 +138,40 @@ export class ContentRepository {
    * Pages with the language ids of their site (ascending), in one statement: what the content
    * policies need to judge a page for any user (the decider gate, on every decision).
    */
+  /**
+   * A page with its site's languages read in another row's statement (a decision reads its run's
+   * subject page with the run): what `findPagesWithSiteLanguages` answers for it, without a round
+   * trip of its own.
+   */
+  readonly joinedPageWithSiteLanguages: JoinedRead<{ page: PageView; siteLanguageIds: number[] }> = {
+    sql: (alias, on) => ({
+      join: `LEFT JOIN page ${alias} ON ${alias}.id = ${on}`,
+      columns: [
+        ...PAGE_COLUMNS.map((c) => `${alias}.${c} AS "${joinedName(alias, c)}"`),
+        `${siteLanguageIdsOf(alias)} AS "${joinedName(alias, 'site_language_ids')}"`,
+      ].join(', '),
+    }),
+    read: (raw, alias) => {
+      const at = (column: string): unknown => raw[joinedName(alias, column)];
+      if (at('id') == null) return null;
+      const page = toPageView({
+        id: at('id') as number,
+        parent_id: at('parent_id') as number | null,
+        site_id: at('site_id') as number | null,
+        slug: at('slug') as string,
+        sorting: at('sorting') as number,
+        rootline: at('rootline') as number[],
+      });
+      return { page, siteLanguageIds: (at('site_language_ids') as number[]).map(Number) };
+    },
+  };
+
   async findPagesWithSiteLanguages(
     ids: readonly number[],
   ): Promise<Array<{ page: PageView; siteLanguageIds: number[] }>> {
     if (ids.length === 0) return [];
     const rows: Array<PageRow & { site_language_ids: number[] }> = await this.m().query(
-      `SELECT p.id, p.parent_id, p.site_id, p.slug, p.sorting, p.rootline, ${SITE_LANGUAGE_IDS}
+      `SELECT ${PAGE_COLUMNS.map((c) => `p.${c}`).join(', ')}, ${SITE_LANGUAGE_IDS}
          FROM page p WHERE p.id = ANY($1::int[])`,
       [[...ids]],
     );

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { RunReadsRepository } from '../persistence/run-reads.repository';
+import { RunReadsRepository, type RunJoins, type RunWithJoined } from '../persistence/run-reads.repository';
 import { randomUUID } from 'node:crypto';
 import { StateUnreadableError, type PendingTurn } from '../../../agent';
 import type { AppConfig } from '../../../config/app-config';
@@ -230,6 +230,14 @@ export class RunsService {
   /** A run by id, no access check (the caller has done its own). */
   async findRunById(id: string): Promise<RunView | null> {
     return this.reads.findById(id);
+  }
+
+  /**
+   * A run by id with rows of other modules read in the same statement (a decision's run, its
+   * configuration and its subject page: one round trip), no access check.
+   */
+  async findRunWith<C, P>(id: string, joins: RunJoins<C, P>): Promise<RunWithJoined<C, P> | null> {
+    return this.reads.findByIdWith(id, joins);
   }
 
   /** Runs by id, no access check. */

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { EntityColumns } from '../../../platform/database/entity-columns';
+import type { JoinedRead } from '../../../platform/database/joined-read';
+import { returnedRows } from '../../../platform/database/query-results';
 import { managerOf } from '../../../platform/database/transaction-runner';
 import type { RunView } from '../core/run-view';
 import { RunStepEntity } from './run-step.entity';
@@ -12,6 +14,21 @@ export interface RunProgressRow {
   readonly stepCount: number;
   readonly status: string;
   readonly turn: number;
+}
+
+/** Rows of other modules read with a run (`findByIdWith`), joined on the run's keys. */
+export interface RunJoins<C, P> {
+  /** Joined on `configuration_id`. */
+  readonly configuration: JoinedRead<C>;
+  /** Joined on `subject_page_id` (none for a run without a subject page). */
+  readonly subjectPage: JoinedRead<P>;
+}
+
+/** A run and what its joins found (null where a join found no row). */
+export interface RunWithJoined<C, P> {
+  readonly run: RunView;
+  readonly configuration: C | null;
+  readonly subjectPage: P | null;
 }
 
 /** Reads of runs and their steps: by id, the lists, the inbox's waiting runs. */
@@ -34,6 +51,25 @@ export class RunReadsRepository {
       id,
     ]);
     return this.columns.rows(rows)[0] ?? null;
+  }
+
+  /** A run by id, every column, with the rows `joins` read of other tables in the same statement. */
+  async findByIdWith<C, P>(id: string, joins: RunJoins<C, P>): Promise<RunWithJoined<C, P> | null> {
+    const configuration = joins.configuration.sql('jc', 'r.configuration_id');
+    const page = joins.subjectPage.sql('jp', 'r.subject_page_id');
+    const rows: unknown = await this.m().query(
+      `SELECT ${this.columns.sql()}, ${configuration.columns}, ${page.columns}
+         FROM run r ${configuration.join} ${page.join} WHERE r.id = $1`,
+      [id],
+    );
+    const raw = returnedRows<Record<string, unknown>>(rows)[0];
+    const run = this.columns.rows(rows)[0];
+    if (!raw || !run) return null;
+    return {
+      run,
+      configuration: joins.configuration.read(raw, 'jc'),
+      subjectPage: joins.subjectPage.read(raw, 'jp'),
+    };
   }
 
   /**
