@@ -1,5 +1,5 @@
-import type { JoinedRead } from '../../../platform/database/joined-read';
 import { Inject, Injectable } from '@nestjs/common';
+import type { JoinedRead } from '../../../platform/database/joined-read';
 import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
 import { RequestContext } from '../../../platform/auth/request-context';

@@ -1,5 +1,5 @@
-import type { JoinedRead } from '../../../platform/database/joined-read';
 import { Injectable } from '@nestjs/common';
+import type { JoinedRead } from '../../../platform/database/joined-read';
 import { TransactionRunner } from '../../../platform/database/transaction-runner';
 import { badInput } from '../../../common/refusal';
 import {

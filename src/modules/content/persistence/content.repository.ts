@@ -14,11 +14,11 @@ import { SiteEntity } from './site.entity';
 /** Subtree roots for a permission filter in SQL; `'all'` means no filter (admins). */
 export type RootsFilter = 'all' | readonly number[];
 
-/** The language ids of a page's site, ascending ('{}' outside every site), as a column of `p`. */
 /** The language ids of the site of the page under `alias`, ascending ('{}' outside every site). */
 const siteLanguageIdsOf = (alias: string): string =>
   `COALESCE((SELECT array_agg(l.language_id ORDER BY l.language_id) FROM site_language l
                          WHERE l.site_id = ${alias}.site_id), '{}')`;
+/** The same as a column of `p`. */
 const SITE_LANGUAGE_IDS = `${siteLanguageIdsOf('p')} AS site_language_ids`;
 
 /** The page columns a `PageRow` holds. */
@@ -135,10 +135,6 @@ export class ContentRepository {
   }
 
   /**
-   * Pages with the language ids of their site (ascending), in one statement: what the content
-   * policies need to judge a page for any user (the decider gate, on every decision).
-   */
-  /**
    * A page with its site's languages read in another row's statement (a decision reads its run's
    * subject page with the run): what `findPagesWithSiteLanguages` answers for it, without a round
    * trip of its own.
@@ -166,6 +162,10 @@ export class ContentRepository {
     },
   };
 
+  /**
+   * Pages with the language ids of their site (ascending), in one statement: what the content
+   * policies need to judge a page for any user (the decider gate, the inbox).
+   */
   async findPagesWithSiteLanguages(
     ids: readonly number[],
   ): Promise<Array<{ page: PageView; siteLanguageIds: number[] }>> {
