@@ -2,6 +2,15 @@ import type { DataSource, EntityTarget, ObjectLiteral } from 'typeorm';
 import { joinedName } from './joined-read';
 import { returnedRows } from './query-results';
 
+/** A joined read's column names under one alias (see `EntityColumns.joinedSql`). */
+interface JoinedColumns {
+  readonly columns: readonly string[];
+  readonly names: readonly string[];
+  readonly properties: readonly string[];
+  /** The primary key's joined name: null there means the join found no row. */
+  readonly key: string;
+}
+
 /**
  * Every column of an entity's table, named one by one under an alias (`r."id", r."status",
  * ...`), and raw rows of them as plain objects keyed by the entity's property names: for hot
@@ -14,14 +23,6 @@ import { returnedRows } from './query-results';
  * as node-postgres parses them (jsonb and arrays parsed, timestamps as Date), which is what the
  * entities hold: none of their columns has a transformer.
  */
-interface JoinedColumns {
-  readonly columns: readonly string[];
-  readonly names: readonly string[];
-  readonly properties: readonly string[];
-  /** The primary key's joined name: null there means the join found no row. */
-  readonly key: string;
-}
-
 export class EntityColumns<T> {
   private list: string | null = null;
   private readonly joinedByAlias = new Map<string, JoinedColumns>();

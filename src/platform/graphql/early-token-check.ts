@@ -6,6 +6,11 @@ import type { AuthUser } from '../auth/auth-user';
 /** The path GraphQL is served on over HTTP (graphql.setup.ts). */
 export const GRAPHQL_PATH = '/graphql';
 
+/** The remote address failed authentications are counted by (the socket's peer, no proxy trusted). */
+export function remoteAddress(req: { socket?: { remoteAddress?: string } } | undefined): string {
+  return req?.socket?.remoteAddress ?? 'unknown';
+}
+
 /** The token checks started for requests still on their way to the GraphQL context. */
 const started = new WeakMap<object, Promise<AuthUser | null>>();
 
@@ -24,7 +29,7 @@ export function earlyTokenCheck(authenticator: Authenticator, failures: AuthFail
       header &&
       (req.method === 'POST' || req.method === 'GET') &&
       req.path === GRAPHQL_PATH &&
-      failures.blockedFor(req.socket?.remoteAddress ?? 'unknown') === 0
+      failures.blockedFor(remoteAddress(req)) === 0
     ) {
       const check = authenticator.authenticate(header);
       // why: a request refused before its context (a malformed body, a 413) never awaits it.

@@ -14,7 +14,7 @@ import { AuthUser } from '../auth/auth-user';
 import { GqlContext } from '../auth/access.guard';
 import { RequestContext } from '../auth/request-context';
 import { currentRequestId } from '../logging/logger-params';
-import { GRAPHQL_PATH, tokenCheckOf } from './early-token-check';
+import { GRAPHQL_PATH, remoteAddress, tokenCheckOf } from './early-token-check';
 import type { Metrics } from '../metrics/metrics';
 import { graphqlOverHttpStatus, refuseNulBytes, subscriptionsOverWsOnly } from './apollo-plugins';
 import { ErrorCodeEnum } from './error-code.enum';
@@ -103,11 +103,6 @@ export function errorFormatter(config: AppConfig, metrics: Metrics): FormatOne {
     metrics.errorAnswered(typeof code === 'string' ? code : 'INTERNAL_SERVER_ERROR');
     return answered;
   };
-}
-
-/** The remote address failed authentications are counted by (the socket's peer, no proxy trusted). */
-export function remoteAddress(req: { socket?: { remoteAddress?: string } } | undefined): string {
-  return req?.socket?.remoteAddress ?? 'unknown';
 }
 
 /**

@@ -23,17 +23,10 @@ import { originAllowed } from '../http/origin-policy';
 import { AuthFailureLimiter } from '../auth/auth-failures';
 import { Authenticator, TOKEN_REVOKED_TOPIC } from '../auth/authenticator';
 import type { AuthUser } from '../auth/auth-user';
-import {
-  createArmor,
-  errorFormatter,
-  graphqlContext,
-  operationLimits,
-  remoteAddress,
-  WsExtra,
-} from './graphql.setup';
+import { createArmor, errorFormatter, graphqlContext, operationLimits, WsExtra } from './graphql.setup';
 import { formatWsErrors, formatWsResult, prepareWsOperation } from './ws-operations';
 import { SharedFrames } from './shared-frames';
-import { GRAPHQL_PATH } from './early-token-check';
+import { GRAPHQL_PATH, remoteAddress } from './early-token-check';
 import { FramedText, guardSends, SLOW_CONSUMER_CLOSE } from './socket-sends';
 
 /**
