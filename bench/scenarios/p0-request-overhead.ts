@@ -2,7 +2,8 @@
 // guards, GraphQL, no work) beside one raw conditional-UPDATE commit and `SELECT 1` through
 // the app's own pool, in the same repetition on the same database. With `--profile`, a few
 // thousand viewer queries run under the inspector's CPU profiler (app and client share the
-// process, as in P1) and the profile goes to bench/results/P0[-quick].cpuprofile.
+// process, as in P1) and the profile goes to bench/results/P0[-quick].cpuprofile. The same
+// viewer over Node's fetch runs beside it as a reference: the client's own share of the figure.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bootApp, type BenchApp } from '../support/app';
@@ -36,6 +37,9 @@ interface Rep {
   readonly viewerP50: number;
   /** CPU time of this process (app and client) per viewer request: less noisy than latency on a shared machine. */
   readonly viewerCpuMs: number;
+  /** The same viewer over Node's fetch (the bench's client until the thirteenth round of issue 13). */
+  readonly fetchP50: number;
+  readonly fetchCpuMs: number;
   readonly commitP50: number;
   readonly poolP50: number;
   readonly wrongAnswers: number;
@@ -48,8 +52,23 @@ const p50 = (values: number[]): number =>
     0.5,
   );
 
+type ViewerData = { viewer: { user: { id: string } | null } };
+
+/** The bench's own client (node:http). */
+const overBenchClient = (client: GraphQLClient) => () => client.must<ViewerData>(VIEWER);
+
+/** The same request over Node's fetch, as the bench sent it until the thirteenth round. */
+const overFetch = (url: string, token: string) => async (): Promise<ViewerData> => {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query: VIEWER }),
+  });
+  return ((await res.json()) as { data: ViewerData }).data;
+};
+
 async function viewers(
-  client: GraphQLClient,
+  send: () => Promise<ViewerData>,
   count: number,
   userId: string,
 ): Promise<{ ms: number[]; wrong: number; cpuMs: number }> {
@@ -58,7 +77,7 @@ async function viewers(
   const cpu = process.cpuUsage();
   for (let i = 0; i < count; i++) {
     const mark = process.hrtime.bigint();
-    const data = await client.must<{ viewer: { user: { id: string } | null } }>(VIEWER);
+    const data = await send();
     ms.push(msSince(mark));
     if (data.viewer.user?.id !== userId) wrong++;
   }
@@ -66,16 +85,22 @@ async function viewers(
   return { ms, wrong, cpuMs: (used.user + used.system) / 1000 / count };
 }
 
+interface Clients {
+  readonly bench: () => Promise<ViewerData>;
+  readonly fetch: () => Promise<ViewerData>;
+}
+
 async function repetition(
   app: BenchApp,
-  client: GraphQLClient,
+  clients: Clients,
   commits: CommitBaseline,
   userId: string,
   rep: number,
   count: number,
 ): Promise<Rep> {
   const batch = await commits.updates(count);
-  const v = await viewers(client, count, userId);
+  const v = await viewers(clients.bench, count, userId);
+  const f = await viewers(clients.fetch, count, userId);
   const pool: number[] = [];
   for (let i = 0; i < count; i++) {
     const mark = process.hrtime.bigint();
@@ -86,9 +111,11 @@ async function repetition(
     rep,
     viewerP50: p50(v.ms),
     viewerCpuMs: v.cpuMs,
+    fetchP50: p50(f.ms),
+    fetchCpuMs: f.cpuMs,
     commitP50: p50(batch.latenciesMs),
     poolP50: p50(pool),
-    wrongAnswers: v.wrong,
+    wrongAnswers: v.wrong + f.wrong,
     commitFailures: batch.failures,
   };
 }
@@ -113,6 +140,12 @@ function figures(reps: Rep[], statements: number): Figure[] {
       unit: 'ms',
       ours: s((r) => r.viewerCpuMs),
     },
+    {
+      name: 'reference: the same `viewer` over Node fetch (the bench client until issue 13 round 13), p50',
+      unit: 'ms',
+      ours: s((r) => r.fetchP50),
+    },
+    { name: 'reference: CPU per `viewer` request over Node fetch', unit: 'ms', ours: s((r) => r.fetchCpuMs) },
     { name: 'reference: `SELECT 1` through the app DataSource, p50', unit: 'ms', ours: s((r) => r.poolP50) },
     { name: 'statements of the app pool per `viewer` request', unit: '', ours: summarize([statements]) },
   ];
@@ -122,7 +155,7 @@ async function profiled(client: GraphQLClient, count: number, userId: string, qu
   let wrong = 0;
   const started = process.hrtime.bigint();
   const cpuProfile = await profile(async () => {
-    wrong = (await viewers(client, count, userId)).wrong;
+    wrong = (await viewers(overBenchClient(client), count, userId)).wrong;
   });
   const seconds = msSince(started) / 1000;
   const file = join(__dirname, '..', '..', '..', 'bench', 'results', `P0${quick ? '-quick' : ''}.cpuprofile`);
@@ -141,15 +174,19 @@ async function run(options: BenchOptions): Promise<ScenarioOutcome> {
       const user = await observer.query<{ id: number }>(`SELECT id FROM app_user WHERE username = 'carol'`);
       const userId = String(user.rows[0]!.id);
       const client = app.gql.as(db.tokens.carol!);
+      const clients: Clients = {
+        bench: overBenchClient(client),
+        fetch: overFetch(app.httpUrl, db.tokens.carol!),
+      };
       // warm-up: JIT, the keep-alive connection, the pool, the per-token cache
-      await repetition(app, client, commits, userId, 0, 50);
+      await repetition(app, clients, commits, userId, 0, 50);
       const counter = QueryCounter.install();
       counter.start();
-      await viewers(client, 20, userId);
+      await viewers(clients.bench, 20, userId);
       const statementsPerViewer = counter.stop().total / 20;
       const reps: Rep[] = [];
       for (let rep = 1; rep <= plan.reps; rep++)
-        reps.push(await repetition(app, client, commits, userId, rep, plan.count));
+        reps.push(await repetition(app, clients, commits, userId, rep, plan.count));
       const prof = options.profile ? await profiled(client, plan.profiled, userId, options.quick) : null;
       if (prof) {
         console.log(

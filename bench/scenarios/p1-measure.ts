@@ -15,6 +15,7 @@ import { QueryCounter, type QueryCount } from '../support/query-counter';
 import { scopeContinuations, scopeHttpRequests, scopeSubscriberChecks } from '../support/statement-scopes';
 import { RunExecutor } from '../../src/modules/runs';
 import { EchoRig } from '../support/raw-ws';
+import { ServerClock } from '../support/server-clock';
 import { msSince, sleep } from '../support/stats';
 import { GqlWsConnection, type WsMessage } from '../support/ws-subscriber';
 
@@ -32,6 +33,8 @@ export interface Rig {
   readonly approver: GraphQLClient;
   /** The subscriber's connection (alice), open for the whole scenario. */
   readonly subscriber: GqlWsConnection;
+  /** The app's HTTP requests as its server saw them. */
+  readonly serverClock: ServerClock;
 }
 
 export async function prepareRig(db: BenchDatabase): Promise<Rig> {
@@ -62,6 +65,7 @@ export async function prepareRig(db: BenchDatabase): Promise<Rig> {
       owner: app.gql.as(db.tokens.alice!),
       approver: app.gql.as(db.tokens.carol!),
       subscriber,
+      serverClock: new ServerClock(app.app.getHttpServer()),
     };
   } catch (e) {
     for (const o of opened.reverse()) await o.close().catch(() => undefined);
@@ -70,6 +74,7 @@ export async function prepareRig(db: BenchDatabase): Promise<Rig> {
 }
 
 export async function releaseRig(rig: Rig): Promise<void> {
+  rig.serverClock.close();
   await rig.subscriber.close();
   await rig.echo.close();
   await rig.commits.close();
@@ -96,6 +101,10 @@ export interface DecisionSample {
   readonly publishMs: number;
   /** That event's publish .. its frame at the subscriber (the delivery alone). */
   readonly deliveryMs: number;
+  /** In the server: the request arrived .. its response (the receipt) left for the socket. */
+  readonly serverReceiptMs: number;
+  /** In the server: the request arrived .. that event's publish (its frame is written inside it). */
+  readonly serverFirstEventMs: number;
   /**
    * Statements of the app's pool from the request until the run settled, by scope: `request`
    * (the HTTP request: token check .. receipt), `continuation` (the segment it launched, up to
@@ -128,6 +137,7 @@ export async function measureDecision(rig: Rig, run: WaitingRun, rep: number): P
   if (frames.length === 0) throw new Error(`no snapshot for run ${run.runId}: ${JSON.stringify(sub.errors)}`);
   const tap = await BusTap.open(rig.app, run.runId);
   rig.queries.start();
+  rig.serverClock.reset();
   const sent = performance.now();
   const mark = process.hrtime.bigint();
   const answer = await approve(rig.approver, run);
@@ -138,6 +148,9 @@ export async function measureDecision(rig: Rig, run: WaitingRun, rep: number): P
   const queries = rig.queries.stop();
   await tap.close();
   const published = tap.firstProgress((e) => e.kind === 'PROGRESS' && e.stepCount > run.stepCount);
+  // why: approveRun is the only HTTP request of the window (the subscriber is on its socket).
+  const served = rig.serverClock.requests();
+  const request = served.length === 1 ? served[0]! : { arrivedAt: NaN, finishedAt: NaN };
   return {
     rep,
     runId: run.runId,
@@ -146,6 +159,8 @@ export async function measureDecision(rig: Rig, run: WaitingRun, rep: number): P
     firstEventMs: firstAt - sent,
     publishMs: (published?.at ?? NaN) - sent,
     deliveryMs: firstAt - (published?.at ?? NaN),
+    serverReceiptMs: request.finishedAt - request.arrivedAt,
+    serverFirstEventMs: (published?.at ?? NaN) - request.arrivedAt,
     queries,
     frames,
     streamErrors: sub.errors,

@@ -1,4 +1,5 @@
 import { createClient, type Client as WsClient } from 'graphql-ws';
+import { Agent, request as httpRequest } from 'node:http';
 import WebSocket from 'ws';
 
 export interface GqlError {
@@ -22,31 +23,56 @@ export class GqlRequestError extends Error {
 }
 
 /**
- * GraphQL over HTTP as a client sees it (fetch keeps connections alive, as a browser does).
- * One instance per bearer token.
+ * GraphQL over HTTP as a client sees it: POST with a JSON body, connections kept alive and as
+ * many as there are requests in flight. One instance per bearer token; `as()` shares the
+ * connections.
+ *
+ * why node:http and not fetch: the bench's clients run in the process of the app they measure,
+ * on the same two cores, so their CPU is counted against the app. Node's fetch (undici with
+ * WHATWG streams, an AbortSignal and a Headers object per request) cost about a third of the
+ * busy CPU of a bare request here, the client's side of a bare request about 0.4-0.6 ms more than
+ * node:http's; P0 keeps a `viewer` over fetch beside it as a reference (bench/README.md, "Issue
+ * 13, thirteenth round").
  */
 export class GraphQLClient {
   constructor(
     readonly url: string,
     private readonly token: string | null,
+    private readonly agent: Agent = new Agent({ keepAlive: true, maxSockets: Infinity }),
   ) {}
 
-  /** Another client on the same endpoint with another token (null: anonymous). */
+  /** Another client on the same endpoint and connections with another token (null: anonymous). */
   as(token: string | null): GraphQLClient {
-    return new GraphQLClient(this.url, token);
+    return new GraphQLClient(this.url, token, this.agent);
   }
 
-  async request<T>(query: string, variables?: Record<string, unknown>): Promise<GqlResponse<T>> {
-    const res = await fetch(this.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
-      },
-      body: JSON.stringify({ query, variables }),
+  request<T>(query: string, variables?: Record<string, unknown>): Promise<GqlResponse<T>> {
+    const body = JSON.stringify({ query, variables });
+    const headers: Record<string, string | number> = {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+    };
+    if (this.token) headers.authorization = `Bearer ${this.token}`;
+    return new Promise((resolve, reject) => {
+      const req = httpRequest(this.url, { method: 'POST', agent: this.agent, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () => {
+          try {
+            const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+              data?: T | null;
+              errors?: GqlError[];
+            };
+            resolve({ status: res.statusCode ?? 0, ...parsed });
+          } catch (e) {
+            reject(e instanceof Error ? e : new Error(String(e)));
+          }
+        });
+      });
+      req.on('error', reject);
+      req.end(body);
     });
-    const body = (await res.json()) as { data?: T | null; errors?: GqlError[] };
-    return { status: res.status, ...body };
   }
 
   /** The data of a request that must succeed; throws `GqlRequestError` otherwise. */
