@@ -53,9 +53,9 @@ const median = (values: number[]): number =>
 
 /**
  * Rows per page of each list: what the list held at the smallest size (at most 50), asked for at
- * every size. why: at 10^2 runs an owner's inbox holds two or three runs, and a page of 3 rows
- * against a page of 50 compares page sizes, not table sizes; the lists only grow, so the same
- * page fits at every size.
+ * every size. why: at 10^2 runs an owner's inbox holds a handful of runs (4 in the committed
+ * run), and a page of 4 rows against a page of 50 compares page sizes, not table sizes; the
+ * lists only grow, so the same page fits at every size.
  */
 type PageSizes = Record<string, { readonly firstRows: number; readonly deepRows: number }>;
 

@@ -8,7 +8,9 @@ describe('Refusal', () => {
     expect(r.name).toBe('Refusal');
     expect(r.message).toBe('Someone else decided first');
     expect(r.details).toEqual({ turn: 2 });
+    expect(r.retryable).toBe(true);
     expect(notFound().code).toBe('NOT_FOUND');
+    expect(notFound().retryable).toBe(false);
   });
 
   it('captures no stack trace (normal traffic, never logged with one), and leaves the limit as it was', () => {
