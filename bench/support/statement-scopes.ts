@@ -14,18 +14,20 @@ import type { QueryCount, QueryCounter } from './query-counter';
 export const STATEMENTS_PER_DECISION_BOUNDS = {
   /**
    * P1: one inline approveRun HTTP request, token check to receipt (continuation excluded):
-   * 4 since the run is read with its configuration (and its subject page, the decider gate's
-   * page, so that a run about a page pays 3; P1's runs have none, so the gate reads the page
-   * their call resolved to on its own) in one statement (5 before; 8 before the claim, the
-   * decision's step and the decision record were one statement with no transaction around it;
-   * 9 before the claim carried the step; 10 before a decision read the configuration's settings
-   * without its skills; 12 before the gate read its pages in one statement and the receipt took
-   * the decider from the caller), and 5 when the token's once-a-minute use stamp falls in it.
+   * 3 since the run is read with its configuration and the page it is about (its subject page,
+   * or for P1's runs, which have none, the page their calls default to: the decider gate's
+   * page) in one statement (4 while a run without a subject page had the gate read that page on
+   * its own; 5 before the configuration came with the run; 8 before the claim, the decision's
+   * step and the decision record were one statement with no transaction around it; 9 before the
+   * claim carried the step; 10 before a decision read the configuration's settings without its
+   * skills; 12 before the gate read its pages in one statement and the receipt took the decider
+   * from the caller), and 4 when the token's once-a-minute use stamp falls in it.
    */
-  inlineRequest: 5,
+  inlineRequest: 4,
   /**
-   * P1: the continuation that request launched, up to the settle (demo-editor, one round): 6
-   * since an approved write is read without a lock and completed in one statement, with no
+   * P1: the continuation that request launched, up to the settle (demo-editor, one round): 5
+   * since the decision hands it the page the run is about (a run without a subject page looked
+   * its default page up again); 6 since an approved write is read without a lock and completed in one statement, with no
    * transaction (ADR 0007; P1's write changes nothing after its first repetition, so its
    * completion goes alone); 8 since the decision's outcome rides in the settle's statement and a settle nobody listens to
    * needs no transaction around it (START, UPDATE decision and COMMIT went); 11 since the
@@ -35,7 +37,7 @@ export const STATEMENTS_PER_DECISION_BOUNDS = {
    * settles (`run.chat_turn`); 14 since a transactional write and its completion are one unit
    * of work; 15 while its write's mark recorded it, 20 before, 22 before that.
    */
-  inlineContinuation: 6,
+  inlineContinuation: 5,
   /**
    * P4: one durable continuation, worker pickup to settle, averaged over a window: 4.7 in
    * quick windows since its write rides in its completion's statement (ADR 0007: the unlocked

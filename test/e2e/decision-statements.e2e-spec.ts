@@ -6,10 +6,10 @@ import { bootTestApp, TestApp } from '../support/test-app';
 
 /**
  * What an inline decision sends (docs/decisions.md, "The checks, in order"): the token's check,
- * ONE read (the run, its configuration and its subject page, the decider gate's page), and ONE
- * write, in no transaction: the claim, the decision's step and the decision record (the
- * approvals module's rider). A call on another page than the run's subject page reads that page
- * in a statement of its own.
+ * ONE read (the run, its configuration and the page it is about, the decider gate's page: its
+ * subject page, or the page a run without one defaults to), and ONE write, in no transaction: the
+ * claim, the decision's step and the decision record (the approvals module's rider). A call on
+ * another page than that one reads its page in a statement of its own.
  */
 describe('decisions: the claim statement', () => {
   let t: TestApp;
@@ -67,9 +67,11 @@ describe('decisions: the claim statement', () => {
     );
   }
 
-  /** The run's read: the run with its configuration and its subject page joined to it. */
+  /** The run's read: the run with its configuration and the page it is about joined to it. */
   const RUN_READ =
-    /^SELECT [\s\S]* FROM run r LEFT JOIN configuration jc ON jc\.id = r\.configuration_id LEFT JOIN page jp ON jp\.id = r\.subject_page_id WHERE r\.id = \$1$/;
+    /^SELECT [\s\S]* FROM run r LEFT JOIN configuration jc ON jc\.id = r\.configuration_id LEFT JOIN page jp ON jp\.id = COALESCE\(r\.subject_page_id, \(SELECT id FROM page WHERE parent_id IS NULL [^)]*\)\) WHERE r\.id = \$1$/;
+  /** The look-up of the page a run without a subject page defaults to, on its own. */
+  const DEFAULT_PAGE_LOOKUP = /^SELECT id FROM page WHERE parent_id IS NULL/;
 
   it('an approval is three statements: the token, one read (run, configuration, the gate’s page), the claim with its step and record', async () => {
     const runId = await waiting();
@@ -89,6 +91,41 @@ describe('decisions: the claim statement', () => {
       [runId],
     );
     expect(steps).toEqual([{ approvals: 1, writes: 1 }]);
+  });
+
+  it('a run without a subject page: the page its call defaults to comes with the run, for the gate and the continuation', async () => {
+    const runId = await startResting(t, 'alice', {
+      configurationId: ids.configurations['demo-editor'],
+      prompt: 'SEO please',
+    });
+    const digest = await digestOf(t, runId);
+    const log = StatementLog.open();
+    try {
+      expect(receiptOf(await decide(t, 'approve', 'carol', { runId, turnDigest: digest })).path).toBe(
+        'INLINE',
+      );
+      expect(await waitForRest(t, runId)).toBe('COMPLETED');
+      await t.app.get(RunExecutor).settled(runId);
+    } finally {
+      log.close();
+    }
+    const claim = log.statements.findIndex((s) =>
+      /^WITH claimed AS \( UPDATE run SET status = 'RUNNING'/.test(s.text),
+    );
+    const before = log.statements
+      .slice(0, claim)
+      .map((s) => s.text)
+      .filter((s) => !/^UPDATE api_token SET last_used_at/.test(s));
+    expect(before).toHaveLength(2);
+    expect(before[1]).toMatch(RUN_READ);
+    // why: neither the gate nor the continuation looks the default page up again.
+    expect(log.statements.filter((s) => DEFAULT_PAGE_LOOKUP.test(s.text))).toEqual([]);
+    // why: the write went to the first site's root page, the one the gate judged.
+    const writes = await t.dataSource.query(
+      `SELECT split_part(payload->>'id', ':', 1)::int AS page FROM run_step WHERE run_id = $1 AND kind = 'TOOL_WRITE'`,
+      [runId],
+    );
+    expect(writes).toEqual([{ page: Number(ids.pages.Home) }]);
   });
 
   it('a write on another page than the run’s subject: the gate reads that page in a statement of its own', async () => {

@@ -98,30 +98,36 @@ describe('whole rows read without the query builder', () => {
     expect(await repository.findByActiveRun('00000000-0000-4000-8000-000000000000')).toBeNull();
   });
 
-  it('reads a run with its configuration and subject page joined, as their own reads give them', async () => {
+  it('reads a run with its configuration and the page it is about joined, as their own reads give them', async () => {
     const { kit } = suite;
     const configurations = new ConfigurationsRepository(kit.ds);
     const content = new ContentRepository(kit.ds);
     const joins = {
       configuration: configurations.joinedById,
-      subjectPage: content.joinedPageWithSiteLanguages,
+      page: content.joinedRunPageWithSiteLanguages,
     };
     const pages: Array<{ id: number; site_id: number | null }> = await kit.ds.query(
       `SELECT id, site_id FROM page ORDER BY site_id NULLS FIRST, id`,
     );
-    // why: a page outside every site has no site languages; one inside has its site's.
+    // why: a page outside every site has no site languages; one inside has its site's; a run
+    // without a subject page is about the first site's root page, as its page tools default to.
     const subjects = [null, pages[0]!.id, pages[pages.length - 1]!.id];
     expect(pages[0]!.site_id).toBeNull();
+    const firstRoot = await content.firstRootPageId();
+    expect(firstRoot).not.toBeNull();
     for (const subject of subjects) {
       const runId = await waitingRun(kit);
       await kit.ds.query(`UPDATE run SET subject_page_id = $2 WHERE id = $1`, [runId, subject]);
       const read = await kit.reads.findByIdWith(runId, joins);
       expect(read!.run).toEqual(await kit.reads.findById(runId));
       expect(read!.configuration).toEqual(await configurations.findById(read!.run.configurationId));
-      expect(read!.subjectPage).toEqual(
-        subject === null ? null : (await content.findPagesWithSiteLanguages([subject]))[0],
-      );
+      expect(read!.page).toEqual((await content.findPagesWithSiteLanguages([subject ?? firstRoot!]))[0]);
     }
+    // why: with no site at all, a run without a subject page is about no page.
+    const bare = await waitingRun(kit);
+    await kit.ds.query(`UPDATE run SET subject_page_id = NULL WHERE id = $1`, [bare]);
+    await kit.ds.query(`UPDATE page SET site_id = NULL`);
+    expect((await kit.reads.findByIdWith(bare, joins))!.page).toBeNull();
     expect(await kit.reads.findByIdWith('00000000-0000-4000-8000-000000000000', joins)).toBeNull();
   });
 });

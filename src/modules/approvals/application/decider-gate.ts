@@ -31,9 +31,12 @@ export class DeciderGate {
     return this.pages.accessOf(ids);
   }
 
-  /** A page's access read with another module's row (a decision's run's subject page). */
-  joinedAccess(): JoinedRead<PageAccess> {
-    return this.pages.joinedAccess();
+  /**
+   * The access of the page a run is about, read with the run (a decision's): the page its calls
+   * name unless they name another, so the gate then needs no read of its own.
+   */
+  joinedRunPageAccess(): JoinedRead<PageAccess> {
+    return this.pages.joinedRunPageAccess();
   }
 
   /** The same rule over pages the caller has loaded (the inbox loads a whole page of runs at once). */

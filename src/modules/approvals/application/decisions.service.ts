@@ -76,7 +76,7 @@ interface Taken {
  * any number of concurrent decisions wins) with this module's decision record riding in it (in
  * a transaction only where the chat claims its conversation with it, or a listener writes);
  * then the continuation (inline) or a worker (durable). The run is read once, with its
- * configuration and its subject page in the same statement, and its state opened once per
+ * configuration and the page it is about in the same statement, and its state opened once per
  * decision.
  */
 @Injectable()
@@ -98,7 +98,7 @@ export class DecisionsService {
     if (command.kind === 'INPUT') assertJsonSize(command.values, 'values');
     const read = await this.runs.findRunWith(parseUuid(command.runId, 'runId'), {
       configuration: this.configurations.joinedById(),
-      subjectPage: this.gate.joinedAccess(),
+      page: this.gate.joinedRunPageAccess(),
     });
     if (!read) throw notFound('Run not found');
     const { run } = read;
@@ -120,7 +120,7 @@ export class DecisionsService {
       if ('vote' in decided) return { decision: decided.vote, run, path: decided.path };
       const { receipt, claimed } = decided.completed;
       // why: after the commit of the transaction around the claim (the vote's, where there is one).
-      if (claimed) this.runDecisions.continueClaimed(claimed, decided.configuration);
+      if (claimed) this.runDecisions.continueClaimed(claimed, decided.configuration, read.page?.page.id);
       return receipt;
     } catch (e) {
       // why: a racer that lost to a decision under its own idempotency key (at the claim, or
@@ -151,17 +151,17 @@ export class DecisionsService {
     const { run } = read;
     const opened = this.openOnce(run);
     const inline = !needsWorkerCount(command.path, this.config.decisionPath);
-    // why: the configuration and the run's subject page came with the run. Read side by side
-    // where needed: whether a worker is live, where the path depends on it (an inline request
-    // costs no heartbeat query); and, where the claim is inline for sure, the decider gate's
-    // pages that are not the subject page (a call on another page), so the gate (order 15,
-    // right before the claim) costs no round trip of its own. A denial skips the gate; a
-    // refusal before the claim leaves those reads unused.
+    // why: the configuration and the page the run is about (its subject page, or the page a
+    // run without one defaults to) came with the run. Read side by side where needed: whether a
+    // worker is live, where the path depends on it (an inline request costs no heartbeat query);
+    // and, where the claim is inline for sure, the decider gate's pages other than that one (a
+    // call on another page), so the gate (order 15, right before the claim) costs no round trip
+    // of its own. A denial skips the gate; a refusal before the claim leaves those reads unused.
     const [configuration, live, gatePages] = await Promise.all([
       read.configuration ?? this.configurations.getById(run.configurationId),
       inline ? 0 : this.runDecisions.liveWorkers(),
       inline && 'state' in opened && command.kind !== 'DENY'
-        ? this.gate.pagesFor([opened.state.pending!], read.subjectPage)
+        ? this.gate.pagesFor([opened.state.pending!], read.page)
         : undefined,
     ]);
     await this.refuse(run, earlyChecks({ ...facts, configuration: configurationFacts(configuration) }));

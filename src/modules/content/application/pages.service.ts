@@ -128,11 +128,13 @@ export class PagesService {
   }
 
   /**
-   * A page's access read in another module's statement, joined on the page id that statement
-   * holds (see JoinedRead): what `accessOf` answers for that page, without a round trip of its own.
+   * The access of the page a run is about, read in the run's own statement, joined on the run's
+   * subject page id (see JoinedRead): its subject page, or for a run without one the page its page
+   * tools default to (`defaultPageId`). What `accessOf` answers for that page, without a round
+   * trip of its own.
    */
-  joinedAccess(): JoinedRead<PageAccess> {
-    const joined = this.repository.joinedPageWithSiteLanguages;
+  joinedRunPageAccess(): JoinedRead<PageAccess> {
+    const joined = this.repository.joinedRunPageWithSiteLanguages;
     return {
       sql: (alias, on) => joined.sql(alias, on),
       read: (raw, alias) => {

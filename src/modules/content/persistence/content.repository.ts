@@ -118,6 +118,10 @@ function toTextView(t: PageTextEntity): PageTextView {
   };
 }
 
+/** The root page of the first site (lowest site id), by the index of roots per site. */
+const FIRST_ROOT_PAGE_ID =
+  'SELECT id FROM page WHERE parent_id IS NULL AND site_id IS NOT NULL ORDER BY site_id, id LIMIT 1';
+
 /** Reads and writes sites, pages and page texts. Every method runs on the given manager. */
 @Injectable()
 export class ContentRepository {
@@ -135,13 +139,16 @@ export class ContentRepository {
   }
 
   /**
-   * A page with its site's languages read in another row's statement (a decision reads its run's
-   * subject page with the run): what `findPagesWithSiteLanguages` answers for it, without a round
-   * trip of its own.
+   * The page a run is about, with its site's languages, read in the run's own statement (a
+   * decision reads it with its run): the page keyed by `on` (the run's subject page), or where
+   * that is null the first site's root page, the page the page tools of a run without a subject
+   * default to (`firstRootPageId`). What `findPagesWithSiteLanguages` answers for that page,
+   * without a round trip of its own.
    */
-  readonly joinedPageWithSiteLanguages: JoinedRead<{ page: PageView; siteLanguageIds: number[] }> = {
+  readonly joinedRunPageWithSiteLanguages: JoinedRead<{ page: PageView; siteLanguageIds: number[] }> = {
     sql: (alias, on) => ({
-      join: `LEFT JOIN page ${alias} ON ${alias}.id = ${on}`,
+      // why: PostgreSQL runs the fallback (an init plan) only for a row whose key is null.
+      join: `LEFT JOIN page ${alias} ON ${alias}.id = COALESCE(${on}, (${FIRST_ROOT_PAGE_ID}))`,
       columns: [
         ...PAGE_COLUMNS.map((c) => `${alias}.${c} AS "${joinedName(alias, c)}"`),
         `${siteLanguageIdsOf(alias)} AS "${joinedName(alias, 'site_language_ids')}"`,
@@ -194,9 +201,7 @@ export class ContentRepository {
 
   /** The root page of the first site (lowest site id): where a run without a subject starts. */
   async firstRootPageId(): Promise<number | null> {
-    const rows: Array<{ id: number }> = await this.m().query(
-      'SELECT id FROM page WHERE parent_id IS NULL AND site_id IS NOT NULL ORDER BY site_id, id LIMIT 1',
-    );
+    const rows: Array<{ id: number }> = await this.m().query(FIRST_ROOT_PAGE_ID);
     return rows[0] ? Number(rows[0].id) : null;
   }
 

@@ -168,13 +168,17 @@ export class RunDecisions {
     });
   }
 
-  /** Carries out a claimed decision in the background of this process. */
-  continueClaimed(claimed: ClaimedDecision, configuration: ConfigurationSettings): void {
+  /**
+   * Carries out a claimed decision in the background of this process; `pageId` is the page the
+   * run is about where the caller has read it (see `Segment.pageId`).
+   */
+  continueClaimed(claimed: ClaimedDecision, configuration: ConfigurationSettings, pageId?: number): void {
     const { run, lease, state, decision, decisionId } = claimed;
     this.executor.launch({
       lease,
       run,
       configuration,
+      pageId,
       checkpoint: { v: 1, kind: 'decided', state, decision, decisionId },
     });
   }

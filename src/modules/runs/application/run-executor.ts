@@ -231,7 +231,7 @@ export class RunExecutor implements OnApplicationShutdown {
 
   private async runContext(segment: Segment, owner: AuthUser): Promise<RunContext> {
     const { run, configuration } = segment;
-    const pageId = run.subjectPageId ?? (await this.pages.defaultPageId()) ?? 0;
+    const pageId = run.subjectPageId ?? segment.pageId ?? (await this.pages.defaultPageId()) ?? 0;
     return {
       runId: run.id,
       owner: { id: owner.id },

@@ -234,7 +234,7 @@ export class RunsService {
 
   /**
    * A run by id with rows of other modules read in the same statement (a decision's run, its
-   * configuration and its subject page: one round trip), no access check.
+   * configuration and the page it is about: one round trip), no access check.
    */
   async findRunWith<C, P>(id: string, joins: RunJoins<C, P>): Promise<RunWithJoined<C, P> | null> {
     return this.reads.findByIdWith(id, joins);

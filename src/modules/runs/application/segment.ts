@@ -17,6 +17,11 @@ export interface Segment {
   readonly decision?: Decision;
   /** The run's owner, where the launcher has loaded it already; else the segment loads it. */
   readonly owner?: AuthUser;
+  /**
+   * The page the run is about, where the launcher has read it already (a decision reads it
+   * with the run); else a run without a subject page looks its default page up.
+   */
+  readonly pageId?: number;
 }
 
 /** Where the outcome leaves the run; null for a cancel (nothing to settle here). */

@@ -20,15 +20,18 @@ export interface RunProgressRow {
 export interface RunJoins<C, P> {
   /** Joined on `configuration_id`. */
   readonly configuration: JoinedRead<C>;
-  /** Joined on `subject_page_id` (none for a run without a subject page). */
-  readonly subjectPage: JoinedRead<P>;
+  /**
+   * Joined on `subject_page_id`, null for a run without a subject page (the joined read may
+   * resolve that to the page the run is about all the same).
+   */
+  readonly page: JoinedRead<P>;
 }
 
 /** A run and what its joins found (null where a join found no row). */
 export interface RunWithJoined<C, P> {
   readonly run: RunView;
   readonly configuration: C | null;
-  readonly subjectPage: P | null;
+  readonly page: P | null;
 }
 
 /** Reads of runs and their steps: by id, the lists, the inbox's waiting runs. */
@@ -56,7 +59,7 @@ export class RunReadsRepository {
   /** A run by id, every column, with the rows `joins` read of other tables in the same statement. */
   async findByIdWith<C, P>(id: string, joins: RunJoins<C, P>): Promise<RunWithJoined<C, P> | null> {
     const configuration = joins.configuration.sql('jc', 'r.configuration_id');
-    const page = joins.subjectPage.sql('jp', 'r.subject_page_id');
+    const page = joins.page.sql('jp', 'r.subject_page_id');
     const rows: unknown = await this.m().query(
       `SELECT ${this.columns.sql()}, ${configuration.columns}, ${page.columns}
          FROM run r ${configuration.join} ${page.join} WHERE r.id = $1`,
@@ -68,7 +71,7 @@ export class RunReadsRepository {
     return {
       run,
       configuration: joins.configuration.read(raw, 'jc'),
-      subjectPage: joins.subjectPage.read(raw, 'jp'),
+      page: joins.page.read(raw, 'jp'),
     };
   }
 
