@@ -1,4 +1,19 @@
-import { BatchLoader } from './batch-loader';
+import { BatchLoader, type BatchOptions } from './batch-loader';
+
+/** A loader answering each key with itself, and the batches it was asked for. */
+function identity(options: BatchOptions) {
+  const calls: number[][] = [];
+  const loader = new BatchLoader<number, number>(
+    String,
+    (keys) => {
+      calls.push(keys);
+      return Promise.resolve(new Map(keys.map((k) => [String(k), k])));
+    },
+    0,
+    options,
+  );
+  return { loader, calls };
+}
 
 describe('BatchLoader', () => {
   it('answers the loads of one tick with one call and caches each key', async () => {
@@ -36,16 +51,7 @@ describe('BatchLoader', () => {
   });
 
   it('without keep shares the loads of one tick only and then forgets them', async () => {
-    const calls: number[][] = [];
-    const loader = new BatchLoader<number, number>(
-      String,
-      (keys) => {
-        calls.push(keys);
-        return Promise.resolve(new Map(keys.map((k) => [String(k), k])));
-      },
-      0,
-      false,
-    );
+    const { loader, calls } = identity({ keep: false });
     expect(await Promise.all([loader.load(1), loader.load(2), loader.load(1)])).toEqual([1, 2, 1]);
     expect(await loader.load(1)).toBe(1);
     expect(calls).toEqual([[1, 2], [1]]);
@@ -62,7 +68,7 @@ describe('BatchLoader', () => {
         return new Map(keys.map((k) => [String(k), k * batch]));
       },
       0,
-      false,
+      { keep: false },
     );
     const first = loader.load(1);
     await new Promise((r) => setImmediate(r));
@@ -72,5 +78,21 @@ describe('BatchLoader', () => {
     release();
     expect(await Promise.all([first, second])).toEqual([1, 2]);
     expect(calls).toEqual([[1], [1]]);
+  });
+
+  it("with firstAtOnce sends a tick's first load at once and the rest of the tick together", async () => {
+    const { loader, calls } = identity({ keep: false, firstAtOnce: true });
+    const first = loader.load(1);
+    // why: sent before the tick ends, alone.
+    expect(calls).toEqual([[1]]);
+    const rest = [loader.load(2), loader.load(1), loader.load(3), loader.load(2)];
+    expect(calls).toEqual([[1]]);
+    // why: the later load of 1 does not join the statement sent before it was asked for.
+    expect(await Promise.all([first, ...rest])).toEqual([1, 2, 1, 3, 2]);
+    expect(calls).toEqual([[1], [2, 1, 3]]);
+    // why: the next tick's first load goes at once again.
+    const next = loader.load(4);
+    expect(calls).toEqual([[1], [2, 1, 3], [4]]);
+    expect(await next).toBe(4);
   });
 });

@@ -1,4 +1,6 @@
 import { request } from 'node:http';
+import { generateToken, hashToken } from '../../src/modules/auth/core/token';
+import { openBurst } from '../support/burst';
 import { StatementLog } from '../support/statement-log';
 import { until } from '../support/runs';
 import { bootTestApp, TestApp } from '../support/test-app';
@@ -95,5 +97,40 @@ describe('the token check starts as the request arrives', () => {
       'bob',
     );
     expect(after.data?.viewer.user.username).toBe('bob');
+  });
+
+  it('requests arriving together share a lookup after the first one, and each answers as its own token', async () => {
+    const [dave] = await t.dataSource.query<Array<{ id: number }>>(
+      `SELECT id FROM app_user WHERE username = 'dave'`,
+    );
+    const revoked = generateToken();
+    await t.dataSource.query(
+      `INSERT INTO api_token (user_id, token_hash, label, revoked_at) VALUES ($1, $2, 'gone', now())`,
+      [dave!.id, hashToken(revoked)],
+    );
+    const tokens = [...Array<string>(14).fill(t.tokens.bob!), t.tokens.alice!, revoked];
+    const opened = await openBurst(t.url, tokens.length, t.tokens.bob!);
+    const log = StatementLog.open();
+    let answers;
+    try {
+      answers = await opened.send(
+        tokens.map((token) => ({ query: '{ viewer { user { username } } }', token })),
+      );
+    } finally {
+      log.close();
+      opened.close();
+    }
+    // why: the first request's lookup goes at once, the fifteen that arrived with it share one.
+    const lookups = log.statements.filter((s) => TOKEN_LOOKUP.test(s.text)).map((s) => s.text);
+    expect(lookups).toHaveLength(2);
+    expect(lookups[0]).toMatch(/WHERE t\.token_hash = \$1$/);
+    expect(lookups[1]).toMatch(/WHERE t\.token_hash = ANY\(\$1::bpchar\[\]\)$/);
+    const users = answers.map((a) =>
+      a.status === 200
+        ? (a.body.data!.viewer as { user: { username: string } }).user.username
+        : a.body.errors![0]!.extensions!.code,
+    );
+    expect(users).toEqual([...Array<string>(14).fill('bob'), 'alice', 'UNAUTHENTICATED']);
+    expect(answers[15]!.status).toBe(401);
   });
 });

@@ -13,13 +13,14 @@ describe('AuthRepository', () => {
     ds = await openDataSource(db);
     repository = new AuthRepository(ds);
   });
+  const findTokenByHash = async (hash: string) => (await repository.findTokensByHashes([hash]))[0] ?? null;
   afterAll(async () => {
     await ds?.destroy();
     await db?.dispose();
   });
 
   it("finds a token by its hash with its user and the user's groups, in one call", async () => {
-    const token = await repository.findTokenByHash(hashToken(demoTokens().carol!));
+    const token = await findTokenByHash(hashToken(demoTokens().carol!));
     expect(token).not.toBeNull();
     expect(token!.label).toBe('demo');
     expect(token!.revokedAt).toBeNull();
@@ -35,14 +36,28 @@ describe('AuthRepository', () => {
   });
 
   it('finds an admin without groups, and nothing for an unknown hash', async () => {
-    const admin = await repository.findTokenByHash(hashToken(demoTokens().admin!));
+    const admin = await findTokenByHash(hashToken(demoTokens().admin!));
     expect(admin!.user).toMatchObject({ username: 'admin', isAdmin: true, groups: [] });
-    expect(await repository.findTokenByHash(hashToken('cs_not-a-token'))).toBeNull();
-    expect(await repository.findTokenByHash(demoTokens().admin!)).toBeNull(); // the raw token is never stored
+    expect(await findTokenByHash(hashToken('cs_not-a-token'))).toBeNull();
+    expect(await findTokenByHash(demoTokens().admin!)).toBeNull(); // the raw token is never stored
+  });
+
+  it('finds the tokens of several hashes in one call, unknown hashes absent', async () => {
+    const tokens = demoTokens();
+    const found = await repository.findTokensByHashes([
+      hashToken(tokens.alice!),
+      hashToken('cs_not-a-token'),
+      hashToken(tokens.bob!),
+    ]);
+    expect(found.map((t) => [t.user!.username, t.tokenHash]).sort()).toEqual([
+      ['alice', hashToken(tokens.alice!)],
+      ['bob', hashToken(tokens.bob!)],
+    ]);
+    expect(await repository.findTokensByHashes([])).toEqual([]);
   });
 
   it('finds a token by id with its user, and nothing for an unknown id', async () => {
-    const byHash = await repository.findTokenByHash(hashToken(demoTokens().bob!));
+    const byHash = await findTokenByHash(hashToken(demoTokens().bob!));
     const byId = await repository.findTokenWithUser(byHash!.id);
     expect(byId!.user?.username).toBe('bob');
     expect(byId!.user?.groups?.map((g) => g.name)).toEqual(['approvers']);
@@ -50,8 +65,8 @@ describe('AuthRepository', () => {
   });
 
   it('reads dates as dates (a revocation is a Date, not a string) and many tokens at once', async () => {
-    const erin = (await repository.findTokenByHash(hashToken(demoTokens().erin!)))!;
-    const alice = (await repository.findTokenByHash(hashToken(demoTokens().alice!)))!;
+    const erin = (await findTokenByHash(hashToken(demoTokens().erin!)))!;
+    const alice = (await findTokenByHash(hashToken(demoTokens().alice!)))!;
     const at = new Date('2030-02-01T00:00:00Z');
     await ds.query('UPDATE api_token SET revoked_at = $2, expires_at = $2 WHERE id = $1', [erin.id, at]);
     const [both, none] = [
@@ -68,7 +83,7 @@ describe('AuthRepository', () => {
   });
 
   it('finds a user with their groups by id, and nothing for an unknown id', async () => {
-    const carol = (await repository.findTokenByHash(hashToken(demoTokens().carol!)))!.user!;
+    const carol = (await findTokenByHash(hashToken(demoTokens().carol!)))!.user!;
     const user = await repository.findUserWithGroups(carol.id);
     expect(user).toMatchObject({ id: carol.id, username: 'carol', isAdmin: false });
     expect(user!.createdAt).toBeInstanceOf(Date);
@@ -79,7 +94,7 @@ describe('AuthRepository', () => {
   });
 
   it("records a token's use at most once a minute", async () => {
-    const { id } = (await repository.findTokenByHash(hashToken(demoTokens().dave!)))!;
+    const { id } = (await findTokenByHash(hashToken(demoTokens().dave!)))!;
     const lastUsed = async (): Promise<Date | null> => (await repository.findTokenWithUser(id))!.lastUsedAt;
     const t0 = new Date('2030-01-01T10:00:00Z');
     await repository.touchToken(id, t0);

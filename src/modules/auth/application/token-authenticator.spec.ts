@@ -10,16 +10,23 @@ describe('TokenAuthenticator.authenticate', () => {
 
   function withToken(lastUsedAt: Date | null) {
     const touched: Date[] = [];
+    const lookups: string[][] = [];
+    const tokenHash = hashToken(token);
     const repository = {
-      findTokenByHash: (hash: string) =>
-        Promise.resolve(
-          hash === hashToken(token) ? { id: 't1', revokedAt: null, expiresAt: null, lastUsedAt, user } : null,
-        ),
+      findTokensByHashes: (hashes: string[]) => {
+        lookups.push(hashes);
+        return Promise.resolve(
+          hashes.includes(tokenHash)
+            ? [{ id: 't1', tokenHash, revokedAt: null, expiresAt: null, lastUsedAt, user }]
+            : [],
+        );
+      },
       touchToken: (_id: string, now: Date) => Promise.resolve(void touched.push(now)),
     } as unknown as AuthRepository;
     return {
       auth: new TokenAuthenticator(repository, {} as EventBus, { databaseUrl: null } as AppConfig),
       touched,
+      lookups,
     };
   }
 
@@ -33,6 +40,17 @@ describe('TokenAuthenticator.authenticate', () => {
     const { auth, touched } = withToken(new Date(Date.now() - 5_000));
     expect(await auth.authenticate(`Bearer ${token}`)).toMatchObject({ id: 1 });
     expect(touched).toHaveLength(0);
+  });
+
+  it('looks a lone request up at once, and the requests arriving with it together after it', async () => {
+    const { auth, lookups } = withToken(new Date());
+    const other = generateToken();
+    const first = auth.authenticate(`Bearer ${token}`);
+    expect(lookups).toEqual([[hashToken(token)]]);
+    const rest = [token, other, token].map((t) => auth.authenticate(`Bearer ${t}`));
+    const users = await Promise.all([first, ...rest]);
+    expect(users.map((u) => u?.id ?? null)).toEqual([1, 1, null, 1]);
+    expect(lookups).toEqual([[hashToken(token)], [hashToken(token), hashToken(other)]]);
   });
 
   it('refuses an unknown token without writing', async () => {

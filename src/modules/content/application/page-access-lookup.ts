@@ -31,7 +31,7 @@ export class PageAccessLookup {
         String,
         async (ids) => new Map([...(await this.pages.accessOf(ids))].map(([id, a]) => [String(id), a])),
         null,
-        false,
+        { keep: false },
       );
       this.perRequest.set(request, loader);
     }
