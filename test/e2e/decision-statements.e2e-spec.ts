@@ -1,4 +1,12 @@
-import { decide, digestOf, receiptOf, startResting, upsertConfiguration } from '../support/decisions';
+import {
+  APPROVE,
+  decide,
+  digestOf,
+  receiptOf,
+  startResting,
+  upsertConfiguration,
+} from '../support/decisions';
+import { openBurst } from '../support/burst';
 import { RunExecutor } from '../../src/modules/runs';
 import { demoIds, waitForRest } from '../support/runs';
 import { StatementLog } from '../support/statement-log';
@@ -126,6 +134,37 @@ describe('decisions: the claim statement', () => {
       [runId],
     );
     expect(writes).toEqual([{ page: Number(ids.pages.Home) }]);
+  });
+
+  it('decisions arriving together read their run in one statement after the first one’s; one wins', async () => {
+    const runId = await waiting('Blog');
+    const digest = await digestOf(t, runId);
+    const opened = await openBurst(t.url, 16, t.tokens.carol!);
+    const log = StatementLog.open();
+    let answers;
+    try {
+      answers = await opened.send(
+        Array.from({ length: 16 }, () => ({
+          query: APPROVE,
+          variables: { input: { runId, turnDigest: digest } },
+          token: t.tokens.carol!,
+        })),
+      );
+    } finally {
+      log.close();
+      opened.close();
+    }
+    const reads = log.statements.filter((s) => s.text.includes('FROM run r LEFT JOIN configuration jc'));
+    // why: the first request's read goes at once; the others reach their resolvers once the
+    // token lookup they shared answers, and read the run at once (the first of them) and then
+    // together (one id: the plain form). Two when both lookups answer in the same turn.
+    expect(reads.length).toBeGreaterThanOrEqual(2);
+    expect(reads.length).toBeLessThanOrEqual(3);
+    const codes = answers.map((a) => (a.body.errors ? a.body.errors[0]!.extensions!.code : 'RECEIPT'));
+    expect(codes.filter((c) => c === 'RECEIPT')).toHaveLength(1);
+    expect(codes.filter((c) => c === 'ALREADY_RESUMING')).toHaveLength(15);
+    expect(await waitForRest(t, runId)).toBe('COMPLETED');
+    expect(await stored(runId)).toEqual([{ kind: 'APPROVE', open: false, step: 'APPROVAL' }]);
   });
 
   it('a write on another page than the run’s subject: the gate reads that page in a statement of its own', async () => {

@@ -115,19 +115,27 @@ describe('whole rows read without the query builder', () => {
     expect(pages[0]!.site_id).toBeNull();
     const firstRoot = await content.firstRootPageId();
     expect(firstRoot).not.toBeNull();
+    const one = async (id: string) => (await kit.reads.findByIdsWith([id], joins))[0] ?? null;
+    const runIds: string[] = [];
     for (const subject of subjects) {
       const runId = await waitingRun(kit);
+      runIds.push(runId);
       await kit.ds.query(`UPDATE run SET subject_page_id = $2 WHERE id = $1`, [runId, subject]);
-      const read = await kit.reads.findByIdWith(runId, joins);
+      const read = await one(runId);
       expect(read!.run).toEqual(await kit.reads.findById(runId));
       expect(read!.configuration).toEqual(await configurations.findById(read!.run.configurationId));
       expect(read!.page).toEqual((await content.findPagesWithSiteLanguages([subject ?? firstRoot!]))[0]);
     }
+    // why: several runs in one statement read as each alone; an unknown id is absent.
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    const together = await kit.reads.findByIdsWith([...runIds, unknown], joins);
+    expect(together.map((r) => r.run.id).sort()).toEqual([...runIds].sort());
+    for (const read of together) expect(read).toEqual(await one(read.run.id));
     // why: with no site at all, a run without a subject page is about no page.
     const bare = await waitingRun(kit);
     await kit.ds.query(`UPDATE run SET subject_page_id = NULL WHERE id = $1`, [bare]);
     await kit.ds.query(`UPDATE page SET site_id = NULL`);
-    expect((await kit.reads.findByIdWith(bare, joins))!.page).toBeNull();
-    expect(await kit.reads.findByIdWith('00000000-0000-4000-8000-000000000000', joins)).toBeNull();
+    expect((await one(bare))!.page).toBeNull();
+    expect(await one(unknown)).toBeNull();
   });
 });

@@ -7,6 +7,7 @@ import {
   type Decision as AgentDecision,
   type SuspendedState,
 } from '../../../agent';
+import { BatchLoader } from '../../../common/batch-loader';
 import { parseUuid } from '../../../common/ids';
 import { notFound, Refusal } from '../../../common/refusal';
 import type { AppConfig } from '../../../config/app-config';
@@ -64,6 +65,9 @@ export interface DecisionReceipt {
   readonly path: 'INLINE' | 'DURABLE';
 }
 
+/** A decision's one read: the run with its configuration's settings and the page it is about. */
+type DecisionRead = RunWithJoined<ConfigurationSettings, PageAccess>;
+
 /** A claim taken: the receipt, and (inline) what the continuation starts from after the commit. */
 interface Taken {
   readonly receipt: DecisionReceipt;
@@ -81,6 +85,22 @@ interface Taken {
  */
 @Injectable()
 export class DecisionsService {
+  // why: decisions arriving together (a storm of clicks on one run, an inbox decided in a row)
+  // read their runs in one statement after the first one's; each is sent after its decisions
+  // asked for it (keep = false), so every decision sees the claims committed before it arrived.
+  private readonly reads = new BatchLoader<string, DecisionRead | null>(
+    (id) => id,
+    async (ids) => {
+      const joins = {
+        configuration: this.configurations.joinedById(),
+        page: this.gate.joinedRunPageAccess(),
+      };
+      return new Map((await this.runs.findRunsWith(ids, joins)).map((read) => [read.run.id, read]));
+    },
+    null,
+    { keep: false, firstAtOnce: true },
+  );
+
   constructor(
     private readonly runs: RunsService,
     private readonly runDecisions: RunDecisions,
@@ -96,10 +116,7 @@ export class DecisionsService {
   async decide(ctx: RequestContext, command: DecideCommand): Promise<DecisionReceipt> {
     const user = ctx.viewer;
     if (command.kind === 'INPUT') assertJsonSize(command.values, 'values');
-    const read = await this.runs.findRunWith(parseUuid(command.runId, 'runId'), {
-      configuration: this.configurations.joinedById(),
-      page: this.gate.joinedRunPageAccess(),
-    });
+    const read = await this.reads.load(parseUuid(command.runId, 'runId'));
     if (!read) throw notFound('Run not found');
     const { run } = read;
     const access = runAccess(user, run);
@@ -140,7 +157,7 @@ export class DecisionsService {
    */
   private async takeTurn(
     user: AuthUser,
-    read: RunWithJoined<ConfigurationSettings, PageAccess>,
+    read: DecisionRead,
     command: DecideCommand,
     facts: RunDecisionFacts,
     fingerprint: string,

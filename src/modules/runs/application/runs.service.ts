@@ -233,11 +233,15 @@ export class RunsService {
   }
 
   /**
-   * A run by id with rows of other modules read in the same statement (a decision's run, its
-   * configuration and the page it is about: one round trip), no access check.
+   * Runs by id, each with rows of other modules read in the same statement (a decision's run,
+   * its configuration and the page it is about: one round trip for any number of decisions),
+   * no access check; unknown ids are absent.
    */
-  async findRunWith<C, P>(id: string, joins: RunJoins<C, P>): Promise<RunWithJoined<C, P> | null> {
-    return this.reads.findByIdWith(id, joins);
+  async findRunsWith<C, P>(
+    ids: readonly string[],
+    joins: RunJoins<C, P>,
+  ): Promise<Array<RunWithJoined<C, P>>> {
+    return this.reads.findByIdsWith(ids, joins);
   }
 
   /** Runs by id, no access check. */

@@ -16,7 +16,7 @@ export interface RunProgressRow {
   readonly turn: number;
 }
 
-/** Rows of other modules read with a run (`findByIdWith`), joined on the run's keys. */
+/** Rows of other modules read with a run (`findByIdsWith`), joined on the run's keys. */
 export interface RunJoins<C, P> {
   /** Joined on `configuration_id`. */
   readonly configuration: JoinedRead<C>;
@@ -56,23 +56,30 @@ export class RunReadsRepository {
     return this.columns.rows(rows)[0] ?? null;
   }
 
-  /** A run by id, every column, with the rows `joins` read of other tables in the same statement. */
-  async findByIdWith<C, P>(id: string, joins: RunJoins<C, P>): Promise<RunWithJoined<C, P> | null> {
+  /**
+   * Runs by id, every column, each with the rows `joins` read of other tables in the same
+   * statement; unknown ids are absent. why: one id goes as `= $1`, whose plan stays generic;
+   * `= ANY($1)` is planned afresh every time, so only several ids pay that.
+   */
+  async findByIdsWith<C, P>(
+    ids: readonly string[],
+    joins: RunJoins<C, P>,
+  ): Promise<Array<RunWithJoined<C, P>>> {
+    if (ids.length === 0) return [];
     const configuration = joins.configuration.sql('jc', 'r.configuration_id');
     const page = joins.page.sql('jp', 'r.subject_page_id');
+    const [where, key] = ids.length === 1 ? ['r.id = $1', ids[0]] : ['r.id = ANY($1::uuid[])', [...ids]];
     const rows: unknown = await this.m().query(
       `SELECT ${this.columns.sql()}, ${configuration.columns}, ${page.columns}
-         FROM run r ${configuration.join} ${page.join} WHERE r.id = $1`,
-      [id],
+         FROM run r ${configuration.join} ${page.join} WHERE ${where}`,
+      [key],
     );
-    const raw = returnedRows<Record<string, unknown>>(rows)[0];
-    const run = this.columns.rows(rows)[0];
-    if (!raw || !run) return null;
-    return {
+    const raws = returnedRows<Record<string, unknown>>(rows);
+    return this.columns.rows(rows).map((run, i) => ({
       run,
-      configuration: joins.configuration.read(raw, 'jc'),
-      page: joins.page.read(raw, 'jp'),
-    };
+      configuration: joins.configuration.read(raws[i]!, 'jc'),
+      page: joins.page.read(raws[i]!, 'jp'),
+    }));
   }
 
   /**
