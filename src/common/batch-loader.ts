@@ -21,11 +21,15 @@ export interface BatchOptions {
    */
   readonly firstAtOnce?: boolean;
 }
+// why: a batch runs in the async context of the load that opened it, so a loader shared between
+// requests (the token check, a decision's run read) is never loaded inside a transaction: its
+// statement would run in that transaction for every caller of the batch.
 
 /**
- * A tiny per-request batching cache (the DataLoader idea): every `load` issued while GraphQL
- * resolves one level of the tree is answered by ONE `loadMany` call, and each key is loaded
- * at most once. Keep one instance per request: it caches without expiry.
+ * A tiny batching cache (the DataLoader idea): every `load` issued while GraphQL resolves one
+ * level of the tree is answered by ONE `loadMany` call, and each key is loaded at most once.
+ * With `keep` (the default) keep one instance per request: it caches without expiry; without it
+ * one instance may serve every request (it shares only loads asked for before a batch is sent).
  */
 export class BatchLoader<K, V> {
   private readonly cache = new Map<string, Promise<V>>();

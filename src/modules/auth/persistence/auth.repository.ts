@@ -118,11 +118,10 @@ function toTokenEntity(r: TokenRow): ApiTokenEntity {
 export class AuthRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** The token with this hash and its user with groups, in one statement. */
   /**
-   * Tokens with their users and groups, by hash (the token checks of requests arriving
-   * together). why: one hash goes as `= $1`, whose plan stays generic; `= ANY($1)` is planned
-   * afresh every time (bench/README.md, thirteenth round), so only a batch pays that.
+   * Tokens with their users and groups, by hash, in one statement (the token checks of requests
+   * arriving together). why: one hash goes as `= $1`, whose plan stays generic; `= ANY($1)` is
+   * planned afresh every time (bench/README.md, thirteenth round), so only a batch pays that.
    */
   async findTokensByHashes(hashes: readonly string[]): Promise<ApiTokenEntity[]> {
     if (hashes.length === 0) return [];
