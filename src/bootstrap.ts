@@ -81,6 +81,9 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   app.use(bodyErrors);
   // why: the framework's name and version help nobody but someone looking for a known hole.
   app.disable('x-powered-by');
+  // why: GraphQL answers are one user's data as of now (Cache-Control: no-store), so a hash of
+  // every body for an ETag was work for nothing; static files keep theirs (serve-static's own).
+  app.disable('etag');
   mountWebClient(
     app,
     config.nodeEnv === 'production',

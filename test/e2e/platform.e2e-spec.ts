@@ -117,6 +117,31 @@ describe('the HTTP platform', () => {
       expect(gql.headers.get('x-powered-by')).toBeNull();
     });
 
+    it('marks every GraphQL answer over HTTP for no cache, with no ETag', async () => {
+      const post = (query: string) =>
+        fetch(t.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${t.tokens.admin}` },
+          body: JSON.stringify({ query }),
+        });
+      for (const query of ['{ viewer { user { id } } }', '{ run(id: "not-a-uuid") { id } }', '{ nope }']) {
+        const res = await post(query);
+        expect({ query, cache: res.headers.get('cache-control'), etag: res.headers.get('etag') }).toEqual({
+          query,
+          cache: 'no-store',
+          etag: null,
+        });
+      }
+      const get = await fetch(`${t.url}?query=${encodeURIComponent('{ viewer { user { id } } }')}`, {
+        headers: { authorization: `Bearer ${t.tokens.admin}`, 'apollo-require-preflight': 'true' },
+      });
+      expect(get.status).toBe(200);
+      expect({ cache: get.headers.get('cache-control'), etag: get.headers.get('etag') }).toEqual({
+        cache: 'no-store',
+        etag: null,
+      });
+    });
+
     it('answers 401 with WWW-Authenticate: Bearer, with and without a token', async () => {
       for (const authorization of [undefined, 'Bearer cs_not-a-token']) {
         const res = await fetch(t.url, {

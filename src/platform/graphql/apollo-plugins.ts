@@ -68,6 +68,11 @@ export function responseMediaType(accept: string | undefined): string | null {
 }
 
 /**
+ * The headers and status of every answer over HTTP. `Cache-Control: no-store`: an answer is one
+ * user's data as of now, never for a cache between the client and the server (Apollo's cache
+ * control plugin would set the same for schemas without cache hints, which this one has none of,
+ * at the price of wrapping every field's resolver; it is disabled in graphql.setup.ts).
+ *
  * The GraphQL-over-HTTP spec's status codes: a well-formed request whose document does not
  * parse or validate, or whose variables do not coerce, is answered 200 to a client that accepts
  * `application/json` (the legacy type, which says nothing about the error in its status) and
@@ -79,6 +84,7 @@ export function graphqlOverHttpStatus(): ApolloServerPlugin {
     requestDidStart: ({ request }) =>
       Promise.resolve({
         willSendResponse({ response, errors }) {
+          response.http.headers.set('cache-control', 'no-store');
           const type = responseMediaType(request.http?.headers.get('accept'));
           if (!type || response.body.kind !== 'single') return Promise.resolve();
           response.http.headers.set('content-type', `${type}; charset=utf-8`);

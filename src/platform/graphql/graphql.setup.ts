@@ -1,3 +1,4 @@
+import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import { ApolloDriverConfig } from '@nestjs/apollo';
 import { Logger } from '@nestjs/common';
@@ -158,6 +159,9 @@ export function graphqlOptions(
     allowBatchedHttpRequests: false,
     includeStacktraceInErrorResponses: false,
     plugins: [
+      // why: no field has a cache hint; the plugin wrapped every resolver of every operation to
+      // work out `no-store`, which graphqlOverHttpStatus sets at once.
+      ApolloServerPluginCacheControlDisabled(),
       ...armor.plugins,
       subscriptionsOverWsOnly(),
       refuseNulBytes(),

@@ -49,6 +49,19 @@ describe('operationCostError', () => {
     expect(cost(fixed, { id: '2' })?.extensions.code).toBe('BAD_USER_INPUT');
   });
 
+  it('keeps the cost of each operation of a document apart', () => {
+    const both = parse(`
+      query Small($id: ID!) { run(id: $id) { id } }
+      query Large($id: ID!) { runs(first: 200) { nodes { steps(first: 500) { nodes { id } } } } }
+    `);
+    const cost = (operationName: string) =>
+      operationCostError(schema, both, { id: '1' }, operationName, 5000);
+    for (let i = 0; i < 2; i++) {
+      expect(cost('Small')).toBeNull();
+      expect(cost('Large')?.extensions.code).toBe('BAD_USER_INPUT');
+    }
+  });
+
   it('leaves variables that do not coerce to execution', () => {
     expect(refusal(PROBE, { a: 'many' })).toBeNull();
   });

@@ -71,11 +71,12 @@ const costVaries = (operation: OperationDefinitionNode): boolean =>
   (operation.variableDefinitions ?? []).some((v) => ['Int', 'Boolean'].includes(namedType(v.type)));
 
 /**
- * Costs of operations whose variables cannot change them, by document (the transports reuse one
- * parsed document per operation text) and schema: every subscriber opening the same stream
- * would otherwise walk the same document again (bench M1).
+ * Costs of operations whose variables cannot change them, by operation (the transports reuse one
+ * parsed document per operation text, so a document's operations are the same objects each time)
+ * and schema: every subscriber opening the same stream would otherwise walk the same document
+ * again (bench M1), and every request would coerce its variables twice.
  */
-const fixedCosts = new WeakMap<DocumentNode, WeakMap<GraphQLSchema, number>>();
+const fixedCosts = new WeakMap<OperationDefinitionNode, WeakMap<GraphQLSchema, number>>();
 
 function costOf(
   schema: GraphQLSchema,
@@ -84,8 +85,6 @@ function costOf(
   variables: Record<string, unknown>,
 ): number {
   const fixed = !costVaries(operation);
-  const known = fixed ? fixedCosts.get(document)?.get(schema) : undefined;
-  if (known !== undefined) return known;
   const cost = getComplexity({
     schema,
     query: document,
@@ -95,11 +94,27 @@ function costOf(
     maxQueryNodes: MAX_QUERY_NODES,
   });
   if (fixed) {
-    let bySchema = fixedCosts.get(document);
-    if (!bySchema) fixedCosts.set(document, (bySchema = new WeakMap<GraphQLSchema, number>()));
+    let bySchema = fixedCosts.get(operation);
+    if (!bySchema) fixedCosts.set(operation, (bySchema = new WeakMap<GraphQLSchema, number>()));
     bySchema.set(schema, cost);
   }
   return cost;
+}
+
+/** The cost with these variables; null where they do not coerce, the refusal where it cannot be worked out. */
+function costWithVariables(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown> | null | undefined,
+): number | GraphQLError | null {
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {});
+  if (coerced.errors) return null;
+  try {
+    return costOf(schema, document, operation, variables ?? {});
+  } catch (e) {
+    return refusal(e instanceof Error ? e.message : 'The operation is too large to run');
+  }
 }
 
 /**
@@ -117,15 +132,12 @@ export function operationCostError(
 ): GraphQLError | null {
   const operation = getOperationAST(document, operationName ?? undefined);
   if (!operation) return null;
-  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {});
-  if (coerced.errors) return null;
-  let cost: number;
-  try {
-    cost = costOf(schema, document, operation, variables ?? {});
-  } catch (e) {
-    return refusal(e instanceof Error ? e.message : 'The operation is too large to run');
-  }
-  if (cost <= maxCost) return null;
+  // why: an operation whose variables cannot change its cost was costed when it first came; its
+  // variables are coerced once, by the execution that follows, not twice.
+  const cost =
+    fixedCosts.get(operation)?.get(schema) ?? costWithVariables(schema, document, operation, variables);
+  if (cost instanceof GraphQLError) return cost;
+  if (cost === null || cost <= maxCost) return null;
   return refusal(
     `Query cost limit of ${maxCost} exceeded, found ${cost}: ask for smaller pages (first) ` +
       'or fewer nested lists',

@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { FILTER_CATCH_EXCEPTIONS } from '@nestjs/common/constants';
 import { ExternalExceptionsHandler } from '@nestjs/core/exceptions/external-exceptions-handler';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
+import { GraphQLError, locatedError, parse, type FieldNode, type OperationDefinitionNode } from 'graphql';
 import { Refusal } from '../../common/refusal';
 import { RefusalFilter } from './refusal.filter';
 
@@ -33,7 +34,7 @@ describe('RefusalFilter', () => {
   });
   afterEach(() => jest.restoreAllMocks());
 
-  it('hands a refusal in a resolver on unchanged and logs it at debug level without a stack', () => {
+  it('hands a refusal without resolver info on unchanged and logs it at debug level without a stack', () => {
     const refusal = new Refusal('STALE_TURN', 'This proposal changed since it was shown');
     let thrown: unknown;
     try {
@@ -47,6 +48,31 @@ describe('RefusalFilter', () => {
       [{ code: 'STALE_TURN', refusal: 'This proposal changed since it was shown' }, 'refused'],
     ]);
     expect(JSON.stringify(debug.mock.calls)).not.toContain('refusal.filter.spec');
+  });
+
+  it('hands a refusal in a resolver on located at its field, which graphql-js keeps as it is', () => {
+    const refusal = new Refusal('ALREADY_RESUMING', 'Another decision on this run was taken first');
+    const operation = parse('mutation { approveRun(input: {}) { path } }')
+      .definitions[0] as OperationDefinitionNode;
+    const field = operation.selectionSet.selections[0] as FieldNode;
+    const info = { fieldNodes: [field], path: { prev: undefined, key: 'approveRun', typename: 'Mutation' } };
+    let thrown: unknown;
+    try {
+      void nestHandler().next(refusal, host('graphql', [undefined, {}, {}, info]));
+    } catch (e) {
+      thrown = e;
+    }
+    expect(thrown).toBeInstanceOf(GraphQLError);
+    const located = thrown as GraphQLError;
+    expect({ message: located.message, path: located.path, locations: located.locations }).toEqual({
+      message: refusal.message,
+      path: ['approveRun'],
+      locations: [{ line: 1, column: 12 }],
+    });
+    expect(located.originalError).toBe(refusal);
+    expect(located.stack).not.toMatch(/\n\s+at /);
+    expect(locatedError(located, [field], ['approveRun'])).toBe(located);
+    expect(new Error('a fault').stack).toMatch(/\n\s+at /);
   });
 
   it('leaves a fault to Nest, which logs it as an error with its stack', () => {
