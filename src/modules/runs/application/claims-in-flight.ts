@@ -20,21 +20,11 @@ interface Entry {
  * then wait in PostgreSQL on the winner's row lock, holding a pooled connection, only to find
  * the run no longer waiting. Here a decision waits for the one in flight on its run instead
  * and, where that one took the turn the caller decided, under the same digest, is refused at
- * once without a statement: the answer check 3 gives once the winner committed. A turn taken
- * here stays known for a moment after its decision ended (`keepTakenMs`), and a decision on it
- * then runs at once instead of in turn: one that read the run before the winner committed but
- * gets here after it ended meets the claim's guard with no row lock to wait for, and the others
- * like it need not wait for it (in P2, one storm in eight went that way, 63 claims one after
- * another). It is not refused from memory: a hand-back opens the same turn again, and a
- * decision on it must be carried out. Correctness does not rest on any of this: the claim's
- * conditional UPDATE decides, across processes too.
+ * once without a statement: the answer check 3 gives once the winner committed. Correctness
+ * does not rest on this: across processes the claim's conditional UPDATE still decides.
  */
 export class ClaimsInFlight {
   private readonly inFlight = new Map<string, Entry>();
-  /** Turns taken here whose decision has ended, by run, each kept for `keepTakenMs`. */
-  private readonly taken = new Map<string, { readonly turn: number; readonly digest: string }>();
-
-  constructor(private readonly keepTakenMs = 1_000) {}
 
   /**
    * Runs `decide` for the turn once no other decision of this process is in flight on the run;
@@ -51,7 +41,7 @@ export class ClaimsInFlight {
     lost: () => Error,
     queue = true,
   ): Promise<T> {
-    if (!queue || this.tookAlready(key)) return decide();
+    if (!queue) return decide();
     for (let current = this.inFlight.get(key.runId); current; current = this.inFlight.get(key.runId)) {
       if ((await current.took) && current.turn === key.turn && digestsEqual(current.digest, key.digest)) {
         throw lost();
@@ -65,24 +55,10 @@ export class ClaimsInFlight {
     };
     this.inFlight.set(key.runId, entry);
     // why: registered before any waiter's, so the entry is gone when the waiters look again.
-    void entry.took.then((tookTurn) => {
+    void entry.took.then(() => {
       if (this.inFlight.get(key.runId) === entry) this.inFlight.delete(key.runId);
-      if (tookTurn) this.remember(key);
     });
     return result;
-  }
-
-  private tookAlready(key: TurnKey): boolean {
-    const taken = this.taken.get(key.runId);
-    return taken !== undefined && taken.turn === key.turn && digestsEqual(taken.digest, key.digest);
-  }
-
-  private remember(key: TurnKey): void {
-    const taken = { turn: key.turn, digest: key.digest };
-    this.taken.set(key.runId, taken);
-    setTimeout(() => {
-      if (this.taken.get(key.runId) === taken) this.taken.delete(key.runId);
-    }, this.keepTakenMs).unref();
   }
 
   /** How many runs have a decision in flight (for tests). */
