@@ -15,9 +15,10 @@ const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
 /**
  * Refusals are normal traffic (a stale page, a second click, a missing grant): this filter logs
  * one at debug level, code and message, without a stack, and hands it on located at its field
- * (`locatedRefusal`), so the GraphQL error formatter gives the client its code. Without it Nest's exception handler logs
- * every refusal as an error with its stack trace. Faults are not caught here and are still logged
- * as errors (by Nest, and with a correlation id by the formatter).
+ * (`locatedRefusal`), so the GraphQL error formatter gives the client its code. Without it
+ * Nest's exception handler logs every refusal as an error with its stack trace. Faults are not
+ * caught here and are still logged as errors (by Nest, and with a correlation id by the
+ * formatter).
  */
 @Catch(Refusal)
 export class RefusalFilter implements ExceptionFilter<Refusal> {
@@ -48,7 +49,7 @@ export class RefusalFilter implements ExceptionFilter<Refusal> {
  * refused decisions (bench/README.md, fifteenth round). Without resolver info (not a field) the
  * refusal goes on as it is.
  */
-export function locatedRefusal(refusal: Refusal, info: GraphQLResolveInfo | undefined): Error {
+function locatedRefusal(refusal: Refusal, info: GraphQLResolveInfo | undefined): Error {
   if (!info?.path) return refusal;
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
