@@ -110,22 +110,18 @@ function lostProblems(ix: Indexed, d: DecisionFact, how: string): string[] {
 }
 
 /**
- * Outcome on record for every decision carried out (Decision.outcome). A cancel records the
- * outcome before it answers; where its answer never came (its API instance was killed), the
- * outcome may be missing and is not held against the run.
+ * Outcome on record for every decision carried out (Decision.outcome). Whatever settles the run
+ * (its continuation, a worker, the reaper, a cancel) writes the outcome in the same statement,
+ * so no process killed at any point can leave it missing.
  */
 export function checkOutcomes(ix: Indexed): Check {
-  const cancels = ix.requests.filter((e) => e.op === 'cancelRun');
-  const unanswered = new Set(cancels.filter((e) => e.transport !== null).map((e) => e.runId));
-  const answered = new Set(cancels.filter((e) => e.runStatus === 'CANCELLED').map((e) => e.runId));
   const problems: string[] = [];
   let carried = 0;
   for (const d of ix.facts.decisions) {
     const run = ix.runs.get(d.runId);
     if (fateOf(d, run, ix.decisionSteps.get(`${d.runId}:${d.turn}`)) !== 'carried out') continue;
     carried++;
-    const cutByLostCancel = run!.status === 'CANCELLED' && unanswered.has(run!.id) && !answered.has(run!.id);
-    if (d.outcome === null && !cutByLostCancel)
+    if (d.outcome === null)
       problems.push(`${d.kind} ${d.id} on run ${d.runId} turn ${d.turn}: run ${run!.status}, outcome NULL`);
   }
   return checkAll('every decision carried out has its outcome recorded', carried, problems);

@@ -8,7 +8,7 @@ import {
   upsertConfiguration,
 } from '../support/decisions';
 import { RunDecisions } from '../../src/modules/runs';
-import { demoIds, waitForRest } from '../support/runs';
+import { demoIds, until, waitForRest } from '../support/runs';
 import { itOnPostgres } from '../support/test-database';
 import { bootTestApp, errorCode, TestApp } from '../support/test-app';
 
@@ -205,6 +205,51 @@ describe('decisions: races on the claim', () => {
     expect(await waitForRest(t, runId)).toBe('COMPLETED');
     await expectOneContinuation(runId, 2);
   });
+
+  itOnPostgres(
+    'a cancel that waited for an approval’s claim records CANCELLED as the outcome of that decision',
+    async () => {
+      const runId = await waitingRun(50);
+      const digest = await digestOf(t, runId);
+      const lockWaiters = async (): Promise<number> =>
+        (
+          await t.dataSource.query<unknown[]>(
+            `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+          )
+        ).length;
+      // The test holds the run's row, so the approval's claim and then the cancel both start
+      // their statements and queue for it: the cancel began before the claim committed.
+      const holder = t.dataSource.createQueryRunner();
+      await holder.connect();
+      let approving: Promise<GqlResult> | undefined;
+      let cancelling: Promise<{ data?: { cancelRun: { status: string } } | null }> | undefined;
+      try {
+        await holder.startTransaction();
+        await holder.query('SELECT 1 FROM run WHERE id = $1 FOR UPDATE', [runId]);
+        approving = decide(t, 'approve', 'bob', { runId, turnDigest: digest });
+        await until(async () => (await lockWaiters()) === 1, 10_000, 'the claim to queue for the run');
+        cancelling = t.gql<{ cancelRun: { status: string } }>(
+          `mutation($id: ID!) { cancelRun(runId: $id) { status } }`,
+          { id: runId },
+          'alice',
+        );
+        await until(async () => (await lockWaiters()) === 2, 10_000, 'the cancel to queue behind it');
+        await holder.commitTransaction();
+      } finally {
+        if (holder.isTransactionActive) await holder.rollbackTransaction();
+        await holder.release();
+      }
+      const [approved, cancelled] = await Promise.all([approving, cancelling]);
+      expect(receiptOf(approved).decision.kind).toBe('APPROVE');
+      expect(cancelled.data?.cancelRun.status).toBe('CANCELLED');
+      expect(await waitForRest(t, runId)).toBe('CANCELLED');
+      const decisions = await t.dataSource.query('SELECT kind, outcome FROM decision WHERE run_id = $1', [
+        runId,
+      ]);
+      expect(decisions).toEqual([{ kind: 'APPROVE', outcome: 'CANCELLED' }]);
+    },
+    30_000,
+  );
 
   it('approve against deny on the same turn: one decision; the final state is the winner’s', async () => {
     const workspaces = [10, 11, 12, 13, 14, 15];

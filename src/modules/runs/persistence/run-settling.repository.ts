@@ -99,6 +99,7 @@ export class RunSettlingRepository {
     write: SettleWrite,
     rider: SettleRider | null,
   ): Promise<SettledRow | null> {
+    await this.lockRow(runId);
     return settledRow(
       this.m(),
       `UPDATE run SET status = $3, termination_reason = $4, error_message = $5, finished_at = now(),
@@ -116,6 +117,7 @@ export class RunSettlingRepository {
     from: readonly RunStatus[],
     rider: SettleRider | null,
   ): Promise<SettledRow | null> {
+    await this.lockRow(runId);
     return settledRow(
       this.m(),
       `UPDATE run SET status = 'CANCELLED', termination_reason = 'CANCELLED', finished_at = now(),
@@ -125,6 +127,19 @@ export class RunSettlingRepository {
       [runId, from],
       rider,
     );
+  }
+
+  /**
+   * Locks the run's row until the transaction ends, before a settle guarded on a status.
+   * why: such a settle may overtake a decision's claim (WAITING_* -> RUNNING is cancellable
+   * too). A statement that waited for the claim's commit updates the run as the claim left it,
+   * but reads every other table as it was when the statement began: its rider did not see the
+   * decision the claim inserted and left that decision without an outcome (the soak caught a
+   * cancel doing so). Once the lock is held, the settling statement begins after the claim's
+   * commit and sees it whole.
+   */
+  private async lockRow(runId: string): Promise<void> {
+    await this.m().query(`SELECT 1 FROM run WHERE id = $1 FOR UPDATE`, [runId]);
   }
 
   /**
