@@ -7,7 +7,7 @@ import {
   startResting,
   upsertConfiguration,
 } from '../support/decisions';
-import { RunDecisions } from '../../src/modules/runs';
+import { RunDecisions, RunsService } from '../../src/modules/runs';
 import { demoIds, until, waitForRest } from '../support/runs';
 import { itOnPostgres } from '../support/test-database';
 import { bootTestApp, errorCode, TestApp } from '../support/test-app';
@@ -165,6 +165,43 @@ describe('decisions: races on the claim', () => {
       }
       expect(await waitForRest(t, runId, 30_000)).toBe('COMPLETED');
       await expectOneContinuation(runId, 40);
+    },
+    60_000,
+  );
+
+  itOnPostgres(
+    'a racer whose read of the run went out before the winner’s claim and came back after it is refused without claiming',
+    async () => {
+      const runId = await waitingRun(41);
+      const digest = await digestOf(t, runId);
+      const runs = t.app.get(RunsService);
+      const decisions = t.app.get(RunDecisions);
+      // The racer's read is the winner's, handed out again after the winner's receipt: the
+      // run as it was before the claim, as a read delayed past the claim's commit brings it.
+      const realRead = runs.findRunsWith.bind(runs);
+      let firstRead: ReturnType<typeof realRead> | undefined;
+      const reads = jest.spyOn(runs, 'findRunsWith').mockImplementation((...args) => {
+        firstRead ??= realRead(...args);
+        return firstRead;
+      });
+      const opens = jest.spyOn(decisions, 'openSuspended');
+      const claims = jest.spyOn(decisions, 'claim');
+      try {
+        receiptOf(await decide(t, 'approve', 'bob', { runId, turnDigest: digest }));
+        const late = await decide(t, 'approve', 'carol', { runId, turnDigest: digest });
+        expect(errorCode(late)).toBe('ALREADY_RESUMING');
+        expect(reads).toHaveBeenCalledTimes(2);
+        // why: it met the turn the winner took in this process's memory, so it neither opened
+        // the run's state nor sent a claim bound to fail.
+        expect(opens).toHaveBeenCalledTimes(1);
+        expect(claims).toHaveBeenCalledTimes(1);
+      } finally {
+        reads.mockRestore();
+        opens.mockRestore();
+        claims.mockRestore();
+      }
+      expect(await waitForRest(t, runId, 30_000)).toBe('COMPLETED');
+      await expectOneContinuation(runId, 41);
     },
     60_000,
   );

@@ -1,4 +1,4 @@
-import { ClaimsInFlight, type TurnKey } from './claims-in-flight';
+import { ClaimsInFlight, TAKEN_MEMORY_MS, type TurnKey } from './claims-in-flight';
 
 /** A decision that ends when told: resolves (with whether it took the turn) or rejects. */
 function pending() {
@@ -14,7 +14,12 @@ function pending() {
 const lost = () => new Error('lost');
 const tick = () => new Promise((r) => setImmediate(r));
 const took = (result: boolean) => result;
-const key = (turn = 3, digest = 'digest-a', runId = 'run-1'): TurnKey => ({ runId, turn, digest });
+const key = (turn = 3, digest = 'digest-a', runId = 'run-1', seen = 'w1:7'): TurnKey => ({
+  runId,
+  turn,
+  digest,
+  seen,
+});
 
 describe('ClaimsInFlight', () => {
   it('refuses a decision on the turn and digest another decision of this process took, without running it', async () => {
@@ -94,5 +99,40 @@ describe('ClaimsInFlight', () => {
     await expect(claims.run(key(), () => Promise.resolve(true), took, lost, false)).resolves.toBe(true);
     first.refuse(new Error('lost at the claim'));
     await expect(a).rejects.toThrow('lost at the claim');
+  });
+  it('refuses a late racer whose read saw the turn waiting before a decision here took it, for a while', async () => {
+    let clock = 1_000;
+    const claims = new ClaimsInFlight(() => clock);
+    await expect(claims.run(key(), () => Promise.resolve(true), took, lost)).resolves.toBe(true);
+    await tick();
+    expect(claims.size).toBe(0);
+    let ran = 0;
+    const racer = () => Promise.resolve(++ran > 0);
+    // its read of the run went out before the winner's commit: the same waiting, refused as lost
+    await expect(claims.run(key(), racer, took, lost)).rejects.toThrow('lost');
+    // a hand-back opened the same turn again (a new waiting): it runs and meets the claim
+    await expect(claims.run(key(3, 'digest-a', 'run-1', 'w2:8'), racer, took, lost)).resolves.toBe(true);
+    expect(ran).toBe(1);
+    // the newer taking is remembered in place of the older; after the memory's time, nothing
+    await tick();
+    await expect(claims.run(key(3, 'digest-a', 'run-1', 'w2:8'), racer, took, lost)).rejects.toThrow('lost');
+    clock += TAKEN_MEMORY_MS;
+    await expect(claims.run(key(3, 'digest-a', 'run-1', 'w2:8'), racer, took, lost)).resolves.toBe(true);
+    expect(ran).toBe(2);
+  });
+
+  it('remembers only turns taken: a refused decision or a vote that leaves the run waiting is not', async () => {
+    const claims = new ClaimsInFlight();
+    await expect(
+      claims.run(key(), () => Promise.reject(new Error('self-approval')), took, lost),
+    ).rejects.toThrow('self-approval');
+    await expect(claims.run(key(), () => Promise.resolve(false), took, lost)).resolves.toBe(false);
+    await tick();
+    await expect(claims.run(key(), () => Promise.resolve(true), took, lost)).resolves.toBe(true);
+    await tick();
+    await expect(claims.run(key(3, 'digest-b'), () => Promise.resolve(false), took, lost)).resolves.toBe(
+      false,
+    );
+    await expect(claims.run(key(), () => Promise.resolve(true), took, lost)).rejects.toThrow('lost');
   });
 });

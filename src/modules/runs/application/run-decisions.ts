@@ -126,7 +126,7 @@ export class RunDecisions {
     took: (result: T) => boolean,
   ): Promise<T> {
     return this.inFlight.run(
-      { runId: on.run.id, turn: on.run.turn, digest: on.turnDigest },
+      { runId: on.run.id, turn: on.run.turn, digest: on.turnDigest, seen: waitingSeen(on.run) },
       decide,
       took,
       lostToAnother,
@@ -263,6 +263,15 @@ export class RunDecisions {
     await this.events.inboxChanged(run.id);
     await this.events.step(run.id, { ...step, sequence, at: new Date().toISOString() }, 'RUNNING', run.turn);
   }
+}
+
+/**
+ * The waiting a read of the run found: when it began and the step count then. why both: a
+ * hand-back opens the same turn again with a new `waiting_since`, and an inline claim has
+ * added its step by then; `waitingSince` alone is read to the millisecond.
+ */
+function waitingSeen(run: RunView): string {
+  return `${run.waitingSince?.getTime() ?? '-'}:${run.stepCount}`;
 }
 
 /** The refusal for a claim another decision on the same turn won. */
