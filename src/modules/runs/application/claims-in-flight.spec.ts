@@ -100,6 +100,7 @@ describe('ClaimsInFlight', () => {
     first.refuse(new Error('lost at the claim'));
     await expect(a).rejects.toThrow('lost at the claim');
   });
+
   it('refuses a late racer whose read saw the turn waiting before a decision here took it, for a while', async () => {
     let clock = 1_000;
     const claims = new ClaimsInFlight(() => clock);
