@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { currentRequestId } from '../../src/platform/logging/logger-params';
 
 /** One statement a pooled connection sent, in the order the test process sent them. */
 export interface LoggedStatement {
@@ -10,6 +11,12 @@ export interface LoggedStatement {
   readonly values: readonly unknown[];
   /** The prepared statement's name it went as; absent: sent unnamed (parsed and planned per call). */
   readonly name?: string;
+  /**
+   * The id of the HTTP request whose code sent it; absent for what runs outside one (the
+   * worker's and the sweepers' passes, graphql-ws). why: a background pass may send a statement
+   * in the middle of a request's, and a test counting a request's statements must not count it.
+   */
+  readonly requestId?: string;
 }
 
 /**
@@ -40,11 +47,13 @@ export class StatementLog {
       const values = named ? named.values : second;
       if (typeof text === 'string') {
         if (!numbers.has(this)) numbers.set(this, next++);
+        const requestId = currentRequestId();
         log.statements.push({
           connection: numbers.get(this)!,
           text: text.replace(/\s+/g, ' ').trim(),
           values: Array.isArray(values) ? values : [],
           ...(typeof named?.name === 'string' ? { name: named.name } : {}),
+          ...(requestId ? { requestId } : {}),
         });
       }
       return (original as (...a: unknown[]) => unknown).apply(this, args);
