@@ -14,6 +14,7 @@ import {
   startResting,
   upsertConfiguration,
 } from '../support/decisions';
+import { refusalRuns } from '../support/refusals';
 import { demoIds, waitForRest } from '../support/runs';
 import { bootTestApp, errorCode, TestApp } from '../support/test-app';
 
@@ -25,7 +26,6 @@ import { bootTestApp, errorCode, TestApp } from '../support/test-app';
 describe('decisions: refusals change nothing', () => {
   let t: TestApp;
   let ids: Awaited<ReturnType<typeof demoIds>>;
-  let copies = 0;
 
   beforeAll(async () => {
     t = await bootTestApp();
@@ -35,21 +35,7 @@ describe('decisions: refusals change nothing', () => {
     await t.close();
   });
 
-  /** A fresh copy of demo-editor, so a test may delete or deactivate it alone. */
-  const editorCopy = (extra: Record<string, unknown> = {}) =>
-    upsertConfiguration(t, {
-      identifier: `refusal-copy-${++copies}`,
-      providerOptions: { rounds: EDITOR_ROUNDS },
-      ...extra,
-    });
-
-  const editorRun = async (
-    page: string,
-    configurationId = ids.configurations['demo-editor']!,
-    as = 'alice',
-  ) => startResting(t, as, { configurationId, prompt: 'SEO please', subjectPageId: ids.pages[page] });
-
-  const pageOf = (page: string) => ({ pageId: ids.pages[page]! });
+  const { editorCopy, editorRun, pageOf } = refusalRuns(() => ({ t, ids }));
 
   describe('NOT_FOUND (check 1)', () => {
     it('dave (no grant, not the owner) on alice’s run: as for a run that does not exist', async () => {

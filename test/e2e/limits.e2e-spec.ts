@@ -2,18 +2,8 @@
 // off, CSRF prevention, the 1 MB body limit, input coercion errors, no stack traces, field
 // suggestions stripped in production. Every refusal is a client error, never a 500.
 import type { Client as WsClient } from 'graphql-ws';
+import { nestedQuery, overWs, PARSE, VALIDATION } from '../support/graphql-limits';
 import { bootTestApp, errorCode, GqlResponse, TestApp } from '../support/test-app';
-
-/** `{ __type { fields { type { ofType ... { name } } } } }` nested `depth` levels deep. */
-export function nestedQuery(depth: number): string {
-  const chain = [
-    '__type(name: "Query")',
-    'fields',
-    'type',
-    ...Array<string>(Math.max(0, depth - 4)).fill('ofType'),
-  ];
-  return `{ ${chain.map((f) => `${f} {`).join(' ')} name ${'} '.repeat(chain.length)}}`;
-}
 
 /** A document within the depth, alias and token limits whose cost is above 5000. */
 const COSTLY_QUERY = (() => {
@@ -52,29 +42,6 @@ interface RawResponse {
   contentType: string | null;
   body: GqlResponse;
 }
-
-/** One operation over graphql-ws: the `next` result, or the `error` payload as errors. */
-export function overWs(
-  client: WsClient,
-  query: string,
-  variables?: Record<string, unknown>,
-): Promise<GqlResponse> {
-  return new Promise((resolve) => {
-    let result: GqlResponse = { status: 0 };
-    client.subscribe(
-      { query, variables },
-      {
-        next: (r) => (result = { status: 0, ...(r as Omit<GqlResponse, 'status'>) }),
-        error: (e) => resolve({ status: -1, errors: Array.isArray(e) ? (e as GqlResponse['errors']) : [] }),
-        complete: () => resolve(result),
-      },
-    );
-  });
-}
-
-/** Apollo's codes for a document that does not validate / parse (BAD_USER_INPUT: bad values). */
-const VALIDATION = 'GRAPHQL_VALIDATION_FAILED';
-const PARSE = 'GRAPHQL_PARSE_FAILED';
 
 describe('GraphQL limits', () => {
   let t: TestApp;

@@ -1,15 +1,11 @@
 // Cursor pagination of the lists that grow (docs/pagination.md): runs, the inbox, a run's
 // steps, the chat's conversations and messages, users and tokens. Every row once, in the
 // documented order, across ties at the same instant; opaque cursors that refuse to page another
-// list; the deprecated offsets keep working; Apollo Client's relayStylePagination merges the pages.
-// why: Apollo Client 3's subpath packages are ESM with a CommonJS build beside them (see
-// client-ids.e2e-spec.ts); the test imports those builds by file.
-import { InMemoryCache } from '@apollo/client/cache/cache.cjs';
-import { gql } from '@apollo/client/core/core.cjs';
-import { relayStylePagination } from '@apollo/client/utilities/utilities.cjs';
-import { print } from 'graphql';
+// list; the deprecated offsets keep working. Apollo Client's relayStylePagination merging the
+// pages is in pagination-apollo-cache.e2e-spec.ts.
 import { bootTestApp, errorCode, type GqlResponse, type TestApp } from '../support/test-app';
-import { SEEDED_WORKSPACE, seedRuns } from '../../bench/support/volume';
+import { SEEDED_WORKSPACE } from '../../bench/support/volume';
+import { bootWithSeededRuns } from '../support/seeded-runs';
 
 interface Page<T> {
   nodes: T[];
@@ -42,22 +38,18 @@ describe('cursor pagination', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await bootTestApp({ WORKER_ENABLED: 'false' });
-    await seedRuns((sql, params) => t.dataSource.query(sql, params), {
-      count: 230,
-      owners: ['alice', 'bob', 'carol'],
-      waitingEvery: 10,
-      stepsPerRun: 0,
-    });
-    // 40 runs created at one instant: only the id orders them.
-    await seedRuns((sql, params) => t.dataSource.query(sql, params), {
-      count: 40,
-      owners: ['alice', 'bob'],
-      waitingEvery: 4,
-      stepsPerRun: 0,
-      spacingSeconds: 0,
-      finishedDaysAgo: 1,
-    });
+    t = await bootWithSeededRuns(
+      { count: 230, owners: ['alice', 'bob', 'carol'], waitingEvery: 10, stepsPerRun: 0 },
+      // 40 runs created at one instant: only the id orders them.
+      {
+        count: 40,
+        owners: ['alice', 'bob'],
+        waitingEvery: 4,
+        stepsPerRun: 0,
+        spacingSeconds: 0,
+        finishedDaysAgo: 1,
+      },
+    );
   }, 120_000);
 
   afterAll(async () => {
@@ -353,71 +345,4 @@ describe('cursor pagination of the chat and the identity lists', () => {
     );
     return String(id);
   }
-});
-
-describe("Apollo Client's relayStylePagination over real pages", () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await bootTestApp({ WORKER_ENABLED: 'false' });
-    await seedRuns((sql, params) => t.dataSource.query(sql, params), {
-      count: 120,
-      owners: ['alice', 'bob'],
-      waitingEvery: 3,
-      stepsPerRun: 0,
-    });
-  }, 60_000);
-
-  afterAll(async () => {
-    await t?.close();
-  });
-
-  it.each([
-    [
-      'runs',
-      'runs',
-      `runs(first: $first, after: $after) { edges { cursor node { id __typename } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } }`,
-      'admin',
-    ],
-    [
-      'inboxConnection',
-      'inboxConnection',
-      `inboxConnection(first: $first, after: $after) { edges { cursor node { id __typename run { id __typename } } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } }`,
-      'bob',
-    ],
-  ])(
-    '%s: pages written into the cache merge into one list, every row once',
-    async (_name, field, selection, as) => {
-      const cache = new InMemoryCache({
-        typePolicies: { Query: { fields: { [field]: relayStylePagination() } } },
-      });
-      const query = gql(`query Page($first: Int, $after: String) { ${selection} }`);
-      let after: string | null = null;
-      let served: string[] = [];
-      for (;;) {
-        const res: GqlResponse<
-          Record<
-            string,
-            {
-              edges: Array<{ node: { id: string } }>;
-              pageInfo: { hasNextPage: boolean; endCursor: string | null };
-            }
-          >
-        > = await t.gql(print(query), { first: 25, after }, as);
-        expect(res.errors).toBeUndefined();
-        cache.writeQuery({ query, variables: { first: 25, after }, data: res.data! });
-        const page = res.data![field]!;
-        served = served.concat(page.edges.map((e) => e.node.id));
-        if (!page.pageInfo.hasNextPage) break;
-        after = page.pageInfo.endCursor;
-      }
-      const merged = cache.readQuery<Record<string, { edges: Array<{ node: { id: string } }> }>>({
-        query,
-        variables: { first: 25 },
-      });
-      expect(served.length).toBeGreaterThan(25);
-      expect(new Set(served).size).toBe(served.length);
-      expect(merged![field]!.edges.map((e) => e.node.id)).toEqual(served);
-    },
-  );
 });

@@ -1,45 +1,16 @@
-import { randomBytes } from 'node:crypto';
-import { EDITOR_ROUNDS, QUESTION_ROUNDS } from '../../demo/demo-data';
+import { EDITOR_ROUNDS } from '../../demo/demo-data';
 import type { ScriptedRound } from '../providers/scripted';
 import { fakePorts } from '../testing/fake-ports';
-import { ABOUT, asSuspended, HOME, RecordingProvider, startInput } from '../testing/fixtures';
-import { InMemoryContent } from '../testing/in-memory-content';
-import { digestsEqual, turnDigest } from './digest';
-import { DecisionMismatchError, InvalidInputError, LeaseLostError } from './errors';
-import { validateInput } from './input';
+import { asSuspended, startInput } from '../testing/fixtures';
+import { turnDigest } from './digest';
+import { LeaseLostError } from './errors';
 import { runAgent } from './loop';
 import type { PendingEffect } from './ports';
 import { resumeAgent } from './resume';
-import { decryptState, encryptState } from './state-cipher';
-import { decisionStep } from './steps';
+import { lastToolMessages, pausedRun, spyOnPreviews, TWO_WRITES } from './resume.fixtures';
 import type { SuspendedState } from './types';
 
 const ctx = startInput();
-
-/** Runs a script to its first pause; returns the content, the provider and the stored state. */
-async function pausedRun(rounds: readonly ScriptedRound[], extra = {}) {
-  const content = new InMemoryContent([HOME, ABOUT]);
-  const provider = new RecordingProvider(rounds);
-  const first = asSuspended(await runAgent(startInput(extra), fakePorts({ provider, content }).ports));
-  const key = randomBytes(32);
-  // why: what resumes is what storage gives back, so go through the cipher like the runs module.
-  const state = decryptState(encryptState(first.state, key, 'run-1'), key, 'run-1');
-  return { content, provider, first, state };
-}
-
-/** Counts the preview reads of the content port from now on. */
-function spyOnPreviews(content: InMemoryContent): () => number {
-  let reads = 0;
-  const preview = content.previewUpdate.bind(content);
-  content.previewUpdate = (owner, change) => {
-    reads += 1;
-    return preview(owner, change);
-  };
-  return () => reads;
-}
-
-const lastToolMessages = (provider: RecordingProvider) =>
-  (provider.requests.at(-1)?.messages ?? []).filter((m) => m.role === 'tool');
 
 describe('resumeAgent: approve', () => {
   it('executes the approved write inside a pending effect, then answers', async () => {
@@ -126,13 +97,7 @@ describe('resumeAgent: approve', () => {
   });
 
   it('several approved writes are all re-checked before any executes, and none does on a change', async () => {
-    const twoWrites: ScriptedRound = {
-      toolCalls: [
-        { name: 'pages_update', arguments: { seoTitle: 'First' } },
-        { name: 'pages_update', arguments: { pageId: 2, seoTitle: 'Second' } },
-      ],
-    };
-    const { content, provider, state } = await pausedRun([twoWrites, { text: 'Both done.' }]);
+    const { content, provider, state } = await pausedRun([TWO_WRITES, { text: 'Both done.' }]);
     content.edit(2, 0, { seoTitle: 'Edited meanwhile' });
     const previews = spyOnPreviews(content);
     const fake = fakePorts({ provider, content });
@@ -158,13 +123,7 @@ describe('resumeAgent: approve', () => {
   });
 
   it('hands over a checkpoint after each write, so a requeue never repeats one', async () => {
-    const twoWrites: ScriptedRound = {
-      toolCalls: [
-        { name: 'pages_update', arguments: { seoTitle: 'First' } },
-        { name: 'pages_update', arguments: { pageId: 2, seoTitle: 'Second' } },
-      ],
-    };
-    const { content, provider, state } = await pausedRun([twoWrites, { text: 'Both done.' }]);
+    const { content, provider, state } = await pausedRun([TWO_WRITES, { text: 'Both done.' }]);
     let marks = 0;
     const fake = fakePorts({ provider, content });
     const checkpoints = fake.checkpoints;
@@ -282,168 +241,5 @@ describe('resumeAgent: approve', () => {
       /Unknown tool "drop_tables"/,
     );
     expect(fake.effects).toEqual([]);
-  });
-});
-
-describe('resumeAgent: deny', () => {
-  it('gives every pending call a result naming who declined and why; nothing executes', async () => {
-    const round: ScriptedRound = {
-      toolCalls: [
-        { name: 'pages_read', arguments: {} },
-        { name: 'pages_update', arguments: { seoTitle: 'New' } },
-      ],
-    };
-    const { content, provider, state } = await pausedRun([round, { text: 'Understood.' }]);
-    const read = jest.spyOn(content, 'readPage');
-    const fake = fakePorts({ provider, content });
-    const outcome = await resumeAgent(
-      ctx,
-      state,
-      { kind: 'deny', decidedBy: 'bob', reason: 'VARIANT' },
-      fake.ports,
-    );
-
-    expect(outcome).toMatchObject({ kind: 'completed', answer: 'Understood.' });
-    const results = lastToolMessages(provider);
-    expect(results).toHaveLength(2);
-    for (const r of results) {
-      expect(r.isError).toBe(true);
-      expect(r.content).toMatch(/Declined by bob; nothing was done\. Reason: VARIANT/);
-    }
-    expect(read).not.toHaveBeenCalled();
-    expect(content.applied).toEqual([]);
-    expect(fake.effects).toEqual([]);
-    expect(fake.stored.map((s) => s.kind)).toEqual(['TOOL', 'TOOL', 'REQUEST', 'LLM']);
-  });
-
-  it('says SKIP, or no reason', async () => {
-    const { provider, content, state } = await pausedRun(EDITOR_ROUNDS);
-    await resumeAgent(
-      ctx,
-      state,
-      { kind: 'deny', decidedBy: 'carol', reason: 'SKIP' },
-      fakePorts({ provider, content }).ports,
-    );
-    expect(lastToolMessages(provider).at(-1)?.content).toMatch(/Declined by carol.*SKIP/);
-  });
-});
-
-describe('resumeAgent: input', () => {
-  it('validates the values (structure and enums) and reports the failing paths', async () => {
-    const { state } = await pausedRun(QUESTION_ROUNDS);
-    const paths = (values: unknown) => {
-      try {
-        validateInput(state, values);
-        return [];
-      } catch (e) {
-        expect(e).toBeInstanceOf(InvalidInputError);
-        return (e as InvalidInputError).paths;
-      }
-    };
-    expect(paths({ tone: 'loud' })).toEqual(['/tone']);
-    expect(paths({})).toEqual(['/tone']);
-    expect(paths({ tone: 'formal', extra: 1 })).toEqual(['/extra']);
-    expect(paths({ tone: 3 })).toEqual(['/tone']);
-    expect(paths('formal')).toEqual(['']);
-    expect(paths({ tone: 'formal' })).toEqual([]);
-    expect(validateInput(state.pending!, { tone: 'casual' })).toEqual({ tone: 'casual' });
-  });
-
-  it('rejects invalid input before doing anything', async () => {
-    const { provider, state } = await pausedRun(QUESTION_ROUNDS);
-    const fake = fakePorts({ provider });
-    await expect(
-      resumeAgent(ctx, state, { kind: 'input', submittedBy: 'alice', values: { tone: 'loud' } }, fake.ports),
-    ).rejects.toBeInstanceOf(InvalidInputError);
-    expect(fake.stored).toEqual([]);
-    expect(provider.requests).toHaveLength(1);
-  });
-
-  it('answers the input call with the declared values and goes on', async () => {
-    const { provider, state } = await pausedRun(QUESTION_ROUNDS);
-    const fake = fakePorts({ provider });
-    const outcome = await resumeAgent(
-      ctx,
-      state,
-      { kind: 'input', submittedBy: 'alice', values: { tone: 'formal' } },
-      fake.ports,
-    );
-    expect(outcome).toMatchObject({ kind: 'completed', answer: 'Thanks, I will use that tone.' });
-    const result = lastToolMessages(provider)[0];
-    expect(result).toMatchObject({ callId: 'call_1_1', isError: false, content: '{"tone":"formal"}' });
-    expect(fake.stored.map((s) => s.kind)).toEqual(['TOOL', 'REQUEST', 'LLM']);
-  });
-
-  it('lays over only the keys the schema declares; reads of the round run on submit', async () => {
-    const schema = { type: 'object', properties: { tone: { type: 'string' } } };
-    const round: ScriptedRound = {
-      toolCalls: [
-        { name: 'pages_read', arguments: {} },
-        { name: 'ask_user', arguments: { question: 'Tone?', schema } },
-      ],
-    };
-    const { provider, content, state } = await pausedRun([round, { text: 'ok' }]);
-    await resumeAgent(
-      ctx,
-      state,
-      { kind: 'input', submittedBy: 'alice', values: { tone: 'dry', question: 'hijack', schema: {} } },
-      fakePorts({ provider, content }).ports,
-    );
-    const results = lastToolMessages(provider);
-    expect(results.map((r) => r.callId)).toEqual(['call_1_1', 'call_1_2']);
-    expect(JSON.parse(results[0]?.content ?? '{}')).toMatchObject({ title: 'Home' });
-    expect(JSON.parse(results[1]?.content ?? '{}')).toEqual({ tone: 'dry' });
-  });
-});
-
-describe('resumeAgent: misfits and the decision step', () => {
-  it('refuses a decision of the wrong kind', async () => {
-    const { state } = await pausedRun(QUESTION_ROUNDS);
-    await expect(
-      resumeAgent(ctx, state, { kind: 'approve', decidedBy: 'x' }, fakePorts().ports),
-    ).rejects.toBeInstanceOf(DecisionMismatchError);
-    await expect(
-      resumeAgent(
-        ctx,
-        { ...state, pending: null },
-        { kind: 'input', submittedBy: 'x', values: {} },
-        fakePorts().ports,
-      ),
-    ).rejects.toBeInstanceOf(DecisionMismatchError);
-  });
-
-  it('builds the APPROVAL / INPUT step for the decision layer, without input values', async () => {
-    const { state } = await pausedRun(EDITOR_ROUNDS);
-    expect(decisionStep({ kind: 'deny', decidedBy: 'bob', reason: 'SKIP' }, state, 3)).toEqual({
-      kind: 'APPROVAL',
-      round: 2,
-      durationMs: 0,
-      payload: {
-        approved: false,
-        decidedBy: 3,
-        reason: 'SKIP',
-        callCount: 1,
-        toolNames: ['pages_update'],
-        turn: 1,
-        digest: state.pending?.digest,
-      },
-    });
-    const q = await pausedRun(QUESTION_ROUNDS);
-    const input = decisionStep(
-      { kind: 'input', submittedBy: 'alice', values: { tone: 'formal' } },
-      q.state,
-      2,
-    );
-    expect(input.kind).toBe('INPUT');
-    expect(JSON.stringify(input)).not.toContain('formal');
-    expect(digestsEqual(q.state.pending!.digest, input.payload.digest as string)).toBe(true);
-  });
-
-  it('notices a cancel before carrying out the decision', async () => {
-    const { content, state } = await pausedRun(EDITOR_ROUNDS);
-    const fake = fakePorts({ content, stopAtCheck: 1 });
-    const outcome = await resumeAgent(ctx, state, { kind: 'approve', decidedBy: 'bob' }, fake.ports);
-    expect(outcome.kind).toBe('cancelled');
-    expect(content.applied).toEqual([]);
   });
 });

@@ -1,151 +1,14 @@
-import { loadConfig } from '../../../src/config/app-config';
-import { EventBus } from '../../../src/platform/pubsub/event-bus';
-// The CLI as users run it: the compiled dist/src/cli.js in a child process, against a
-// temporary embedded DATA_DIR (and, with DATABASE_URL, against PostgreSQL test databases).
-import { ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { AuthUser } from '../../../src/platform/auth/auth-user';
 import { hashToken } from '../../../src/modules/auth/core/token';
-import { TokenAuthenticator } from '../../../src/modules/auth/application/token-authenticator';
-import { AuthRepository } from '../../../src/modules/auth/persistence/auth.repository';
-import { dataSourceOptions, DatabaseTarget } from '../../../src/platform/database/data-source-options';
-import { lockDataDir, openEmbeddedDatabase } from '../../../src/platform/database/pglite';
-import { createTestDatabase, itOnPostgres, TestDatabase } from '../../support/test-database';
-import { count, createFreshDatabase, FreshDatabase, publicTables, snapshot } from '../house/house-support';
-
-const ROOT = resolve(__dirname, '..', '..', '..');
-const CLI = join(ROOT, 'dist', 'src', 'cli.js');
-const BIN = join(ROOT, 'bin', 'countersign.js');
-const TOKEN_LINE = /^cs_[A-Za-z0-9_-]{43}$/;
-
-interface CliRun {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-  readonly lines: string[];
-  readonly ms: number;
-}
-
-/** Runs the compiled CLI with only the environment given (plus PATH): no DATABASE_URL leaks in. */
-function cli(args: string[], env: Record<string, string>, script = CLI): Promise<CliRun> {
-  const started = Date.now();
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [script, ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 45_000,
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-    child.on('error', fail);
-    child.on('close', (code) =>
-      done({ code, stdout, stderr, lines: stdout.trimEnd().split('\n'), ms: Date.now() - started }),
-    );
-  });
-}
-
-/** Works on an embedded data directory from the test process (taking its lock meanwhile). */
-async function inDataDir<T>(dataDir: string, fn: (ds: DataSource) => Promise<T>): Promise<T> {
-  const db = await openEmbeddedDatabase(dataDir);
-  try {
-    return await onTarget({ kind: 'pglite', pglite: db.pglite }, fn);
-  } finally {
-    await db.close();
-  }
-}
-
-async function onTarget<T>(target: DatabaseTarget, fn: (ds: DataSource) => Promise<T>): Promise<T> {
-  const ds = new DataSource(dataSourceOptions(target, 1));
-  await ds.initialize();
-  try {
-    return await fn(ds);
-  } finally {
-    await ds.destroy();
-  }
-}
-
-/** Authenticates a token the way the API does (hash lookup, revocation, expiry). */
-function authenticate(ds: DataSource, token: string): Promise<AuthUser | null> {
-  return new TokenAuthenticator(
-    new AuthRepository(ds),
-    new EventBus(loadConfig({})),
-    loadConfig({}),
-  ).authenticate(`Bearer ${token}`);
-}
-
-async function groupsOf(ds: DataSource, username: string): Promise<string[]> {
-  const rows: { name: string }[] = await ds.query(
-    `SELECT g.name FROM app_user u JOIN group_member m ON m.user_id = u.id
-     JOIN access_group g ON g.id = m.group_id WHERE u.username = $1 ORDER BY g.name`,
-    [username],
-  );
-  return rows.map((r) => r.name);
-}
-
-/** Errors tsc reports in the CLI's own files (others' work in progress does not stop these tests). */
-function buildCli(): void {
-  const tsc = spawnSync(
-    process.execPath,
-    [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
-    {
-      cwd: ROOT,
-      encoding: 'utf8',
-    },
-  );
-  const ownErrors = tsc.stdout.split('\n').filter((l) => /^src\/cli(\.ts|\/)/.test(l));
-  if (ownErrors.length > 0 || !existsSync(CLI)) {
-    throw new Error(`building the CLI failed:\n${tsc.stdout}${tsc.stderr}`);
-  }
-  if (tsc.status !== 0) console.warn(`tsc reported errors outside the CLI:\n${tsc.stdout}`);
-}
+import { lockDataDir } from '../../../src/platform/database/pglite';
+import { count, snapshot } from '../house/house-support';
+import { authenticate, cli, cliFolders, CliRun, groupsOf, inDataDir, ROOT, TOKEN_LINE } from './cli-support';
 
 describe('the CLI (compiled, in a child process)', () => {
-  const temp = mkdtempSync(join(tmpdir(), 'cs-cli-'));
-  const dataDir = join(temp, 'data');
-  const embedded = { DATA_DIR: dataDir };
-
-  beforeAll(() => buildCli(), 180_000);
-  afterAll(() => rmSync(temp, { recursive: true, force: true }));
-
-  describe('bad command lines', () => {
-    it.each([
-      [['user', 'create'], /user create: missing --username/],
-      [['user', 'create', '--username', 'no spaces allowed'], /is not a valid username/],
-      [['token', 'create', '--user', 'alice', '--lable', 'typo'], /Unknown option '--lable'/],
-      [['seed', 'everything'], /seed: unknown action "everything"/],
-      [['frobnicate'], /unknown command "frobnicate"/],
-      [[], /missing command/],
-    ])('%j exits 2 with a message and the usage, touching no database', async (args, message) => {
-      const run = await cli(args, embedded);
-      expect(run.code).toBe(2);
-      expect(run.stderr).toMatch(message);
-      expect(run.stderr).toMatch(/Usage: npm run cli -- /);
-      expect(run.stdout).toBe('');
-      expect(existsSync(dataDir)).toBe(false);
-    });
-
-    it('refuses a bad environment variable by name, exiting 1', async () => {
-      const run = await cli(['seed', 'demo'], { ...embedded, DATABASE_URL: 'mysql://db/x' });
-      expect(run.code).toBe(1);
-      expect(run.stderr).toMatch(/DATABASE_URL: DATABASE_URL must be a postgres/);
-      expect(existsSync(dataDir)).toBe(false);
-    });
-
-    it('prints the help with --help and exits 0', async () => {
-      const run = await cli(['--help'], embedded);
-      expect(run.code).toBe(0);
-      expect(run.stdout).toMatch(/user create[\s\S]*token create[\s\S]*seed demo/);
-      const topic = await cli(['token', 'create', '--help'], embedded);
-      expect(topic.code).toBe(0);
-      expect(topic.stdout).toMatch(/^Usage: npm run cli -- token create --user U/);
-    });
-  });
+  const { dataDir, embedded } = cliFolders();
 
   describe('on the embedded database (a fresh DATA_DIR)', () => {
     let token: string;
@@ -330,29 +193,6 @@ describe('the CLI (compiled, in a child process)', () => {
     }, 60_000);
   });
 
-  describe('the countersign bin (npx countersign, npm run cli)', () => {
-    const source = join(ROOT, 'src', 'cli.ts');
-
-    it('runs the build as it is when no source changed, and recompiles once after one did', async () => {
-      await cli(['--help'], embedded, BIN); // compiles at most once after buildCli
-      const built = statSync(CLI).mtimeMs;
-      const fresh = await cli(['user', 'list', '--help'], embedded, BIN);
-      expect(fresh.code).toBe(0);
-      expect(fresh.stderr).toBe('');
-      expect(fresh.stdout).toMatch(/^Usage: npm run cli -- user list/);
-      expect(statSync(CLI).mtimeMs).toBe(built);
-
-      const now = new Date();
-      utimesSync(source, now, now); // an edit, as far as mtimes go
-      const changed = await cli(['--help'], embedded, BIN);
-      expect(changed.code).toBe(0);
-      expect(changed.stderr).toMatch(/src\/cli\.ts changed; compiling the server/);
-      const again = await cli(['--help'], embedded, BIN);
-      expect(again.stderr).toBe('');
-      expect(again.stdout).toBe(changed.stdout);
-    }, 180_000);
-  });
-
   describe('while another process holds DATA_DIR', () => {
     let holder: ChildProcess | null = null;
     afterEach(() => {
@@ -405,77 +245,5 @@ describe('the CLI (compiled, in a child process)', () => {
       expect(after.code).toBe(0);
       expect(after.lines[after.lines.length - 1]).toMatch(TOKEN_LINE);
     }, 90_000);
-  });
-
-  describe('with DATABASE_URL (PostgreSQL)', () => {
-    let db: TestDatabase | null = null;
-    let fresh: FreshDatabase | null = null;
-    const untouchedDir = join(temp, 'never-created');
-    afterAll(async () => {
-      await db?.dispose();
-      await fresh?.dispose();
-    });
-
-    itOnPostgres(
-      'creates a user and a token on the PostgreSQL database, leaving DATA_DIR alone',
-      async () => {
-        db = await createTestDatabase();
-        const env = { DATABASE_URL: db.url!, DATA_DIR: untouchedDir };
-        const user = await cli(
-          ['user', 'create', '--username', 'pgzoe', '--group', 'interns', '--locale', 'de'],
-          env,
-        );
-        expect(user.stderr).toBe('');
-        expect(user.code).toBe(0);
-        const run = await cli(['token', 'create', '--user', 'pgzoe'], env);
-        expect(run.code).toBe(0);
-        const token = run.lines[run.lines.length - 1]!;
-        expect(token).toMatch(TOKEN_LINE);
-        const [groups, viewer] = await onTarget(db.target, async (ds) => [
-          await groupsOf(ds, 'pgzoe'),
-          await authenticate(ds, token),
-        ]);
-        expect(groups).toEqual(['interns']);
-        expect(viewer).toMatchObject({ username: 'pgzoe', locale: 'de' });
-        const seed = await cli(['seed', 'demo'], env);
-        expect(seed.code).toBe(0);
-        expect(seed.stdout).toMatch(/already present/);
-        expect(existsSync(untouchedDir)).toBe(false);
-      },
-      60_000,
-    );
-
-    itOnPostgres(
-      'refuses an unmigrated database without touching it, and migrates it with DB_MIGRATE=true',
-      async () => {
-        fresh = await createFreshDatabase();
-        const env = { DATABASE_URL: fresh.url!, DATA_DIR: untouchedDir };
-        const refused = await cli(['user', 'create', '--username', 'early'], env);
-        expect(refused.code).toBe(1);
-        expect(refused.stderr).toMatch(/schema is not up to date: \d+ migration\(s\) pending/);
-        expect(refused.stderr).toMatch(/npm run migration:run/);
-        expect(await onTarget(fresh.target, publicTables)).toEqual([]);
-
-        const migrated = await cli(['user', 'create', '--username', 'early'], { ...env, DB_MIGRATE: 'true' });
-        expect(migrated.code).toBe(0);
-        expect(migrated.stdout).toMatch(/Applied migrations: /);
-        expect(await onTarget(fresh.target, (ds) => count(ds, 'app_user'))).toBe(1);
-      },
-      60_000,
-    );
-
-    itOnPostgres(
-      'says plainly when PostgreSQL cannot be reached, without the password',
-      async () => {
-        const run = await cli(['seed', 'demo'], {
-          DATABASE_URL: 'postgres://postgres:hunter2@127.0.0.1:1/nowhere',
-          DATA_DIR: untouchedDir,
-        });
-        expect(run.code).toBe(1);
-        expect(run.stderr).toMatch(/Cannot connect to postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/nowhere/);
-        expect(run.stderr).not.toContain('hunter2');
-      },
-      60_000,
-    );
   });
 });

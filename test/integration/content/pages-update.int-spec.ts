@@ -1,93 +1,17 @@
 import { DataSource } from 'typeorm';
 import { PagesService } from '../../../src/modules/content/application/pages.service';
-import { ContentUser } from '../../../src/modules/content/core/content-access.policy';
-import { ContentRepository } from '../../../src/modules/content/persistence/content.repository';
 import { TransactionRunner } from '../../../src/platform/database/transaction-runner';
-import { Refusal } from '../../../src/common/refusal';
-import { createTestDatabase, itOnPostgres, openDataSource, TestDatabase } from '../../support/test-database';
-
-interface TextRow {
-  title: string;
-  body: string;
-  seo_title: string | null;
-  seo_description: string | null;
-  updated_at: Date;
-}
+import { itOnPostgres } from '../../support/test-database';
+import { pagesOnDemoData, refusalOf } from './pages-support';
 
 describe('PagesService on a real database', () => {
-  let db: TestDatabase;
+  const demo = pagesOnDemoData();
+  const { ids, users, textRow, countTexts } = demo;
   let ds: DataSource;
   let pages: PagesService;
-  const ids: Record<string, number> = {};
-  const users: Record<string, ContentUser> = {};
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    ds = await openDataSource(db);
-    pages = new PagesService(new ContentRepository(ds), new TransactionRunner(ds));
-    const rows: Array<{ id: number; slug: string }> = await ds.query('SELECT id, slug FROM page');
-    const keyOf: Record<string, string> = {
-      '/': 'Home',
-      '/about': 'About',
-      '/products': 'Products',
-      '/products/widget': 'Widget',
-      '/blog': 'Blog',
-      '/blog/launch': 'Launch',
-      '/orphan': 'Orphan',
-    };
-    for (const r of rows) ids[keyOf[r.slug]!] = r.id;
-    const members: Array<{
-      username: string;
-      is_admin: boolean;
-      show_page_ids: number[] | null;
-      edit_page_ids: number[] | null;
-      edit_language_ids: number[] | null;
-    }> = await ds.query(
-      `SELECT u.username, u.is_admin, g.show_page_ids, g.edit_page_ids, g.edit_language_ids
-         FROM app_user u LEFT JOIN group_member m ON m.user_id = u.id LEFT JOIN access_group g ON g.id = m.group_id`,
-    );
-    for (const m of members) {
-      const user = (users[m.username] ??= { isAdmin: m.is_admin, groups: [] }) as {
-        isAdmin: boolean;
-        groups: ContentUser['groups'][number][];
-      };
-      if (m.show_page_ids) {
-        user.groups.push({
-          showPageIds: m.show_page_ids,
-          editPageIds: m.edit_page_ids ?? [],
-          editLanguageIds: m.edit_language_ids ?? [],
-        });
-      }
-    }
+  beforeAll(() => {
+    ({ ds, pages } = demo);
   });
-  afterAll(async () => {
-    await ds.destroy();
-    await db.dispose();
-  });
-
-  const textRow = async (
-    pageId: number,
-    languageId: number,
-    workspaceId: number,
-  ): Promise<TextRow | undefined> => {
-    const rows: TextRow[] = await ds.query(
-      `SELECT title, body, seo_title, seo_description, updated_at FROM page_text
-        WHERE page_id = $1 AND language_id = $2 AND workspace_id = $3`,
-      [pageId, languageId, workspaceId],
-    );
-    return rows[0];
-  };
-  const countTexts = async (): Promise<number> =>
-    Number((await ds.query<Array<{ n: number }>>('SELECT count(*)::int AS n FROM page_text'))[0]!.n);
-  const refusalOf = async (work: Promise<unknown>): Promise<Refusal> => {
-    try {
-      await work;
-    } catch (e) {
-      if (e instanceof Refusal) return e;
-      throw e;
-    }
-    throw new Error('expected a refusal');
-  };
 
   describe('updateText', () => {
     it('writes into workspace 3, created from live, and leaves live untouched', async () => {
@@ -295,101 +219,6 @@ describe('PagesService on a real database', () => {
         seoTitle: 'Another',
       });
       expect(lines).toEqual(['seoTitle: "A sharper SEO title" → "Another"']);
-    });
-  });
-
-  describe('reads', () => {
-    it('finds pages for a user, hides others alike, and knows their languages', async () => {
-      expect((await pages.getPageForUser(users.erin!, ids.Launch!))?.rootline).toEqual([
-        ids.Home,
-        ids.Blog,
-        ids.Launch,
-      ]);
-      expect(await pages.getPageForUser(users.erin!, ids.About!)).toBeNull();
-      expect(await pages.getPageForUser(users.erin!, 999999)).toBeNull();
-      const home = await pages.getPageForUser(users.admin!, ids.Home!);
-      const orphan = await pages.getPageForUser(users.admin!, ids.Orphan!);
-      expect(await pages.siteLanguageIds(home!)).toEqual([0, 1, 2]);
-      expect(await pages.siteLanguageIds(orphan!)).toEqual([0]);
-      expect(await pages.defaultPageId()).toBe(ids.Home);
-    });
-
-    it('reads a page for a user with the live fallback', async () => {
-      const read = await pages.readPageForUser(users.dave!, ids.Launch!, 1, 5);
-      expect(read.page.slug).toBe('/blog/launch');
-      expect(read.languageIds).toEqual([0, 1, 2]);
-      expect(read.text).toMatchObject({
-        workspaceId: 0,
-        languageId: 1,
-        title: 'Start',
-        body: 'Wir sind gestartet.',
-      });
-      expect((await pages.readPageForUser(users.dave!, ids.Launch!, 2)).text).toBeNull();
-      expect((await refusalOf(pages.readPageForUser(users.erin!, ids.Home!))).code).toBe(
-        'PAGE_NOT_ACCESSIBLE',
-      );
-    });
-
-    it('reads a page with its text in one statement: the workspace row first, else live', async () => {
-      await pages.updateText(users.admin!, {
-        pageId: ids.Launch!,
-        languageId: 1,
-        workspaceId: 11,
-        title: 'Entwurf',
-      });
-      const own = await pages.readPageText(users.admin!, ids.Launch!, 1, 11);
-      expect(own.page.id).toBe(ids.Launch);
-      expect(own.text).toMatchObject({ workspaceId: 11, languageId: 1, title: 'Entwurf' });
-      expect((await pages.readPageText(users.admin!, ids.Launch!, 1, 12)).text).toMatchObject({
-        workspaceId: 0,
-        title: 'Start',
-        body: 'Wir sind gestartet.',
-      });
-      expect((await pages.readPageText(users.admin!, ids.Launch!, 2)).text).toBeNull();
-      for (const [user, pageId] of [
-        [users.erin!, ids.Home!],
-        [users.admin!, 999999],
-      ] as const) {
-        expect((await refusalOf(pages.readPageText(user, pageId))).code).toBe('PAGE_NOT_ACCESSIBLE');
-      }
-    });
-
-    it('searches live text of the pages the user may show', async () => {
-      const widget = await pages.search(users.alice!, 'WIDGET');
-      expect(widget).toEqual([
-        {
-          pageId: ids.Widget,
-          siteId: expect.any(Number),
-          slug: '/products/widget',
-          languageId: 0,
-          title: 'Widget',
-        },
-      ]);
-      // "wir" is in the German text of About, Products and Launch; erin may show only Blog and Launch.
-      expect(await pages.search(users.erin!, 'wir')).toEqual([
-        {
-          pageId: ids.Launch,
-          siteId: expect.any(Number),
-          slug: '/blog/launch',
-          languageId: 1,
-          title: 'Start',
-        },
-      ]);
-      expect((await pages.search(users.dave!, 'wir')).map((h) => h.pageId)).toEqual([
-        ids.About,
-        ids.Products,
-        ids.Launch,
-      ]);
-      expect(await pages.search(users.alice!, 'orphan')).toEqual([]);
-      expect((await pages.search(users.admin!, 'orphan')).map((h) => h.pageId)).toEqual([ids.Orphan]);
-      expect(await pages.search(users.admin!, '%')).toEqual([]);
-      expect(await pages.search(users.admin!, 'Home, refreshed')).toEqual([]); // workspace 3 only, not live
-      expect((await pages.search(users.admin!, 'e', 2)).length).toBe(2);
-      expect((await pages.search(users.dave!, 'startseite'))[0]).toMatchObject({
-        pageId: ids.Home,
-        languageId: 1,
-      });
-      expect((await refusalOf(pages.search(users.alice!, '   '))).code).toBe('BAD_USER_INPUT');
     });
   });
 
