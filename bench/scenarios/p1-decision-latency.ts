@@ -1,7 +1,9 @@
 // P1 (docs/benchmarks.md): decision latency. approveRun on a waiting demo-editor run over
 // HTTP until the receipt, and until the first runProgress event of the continuation reaches a
 // subscriber that was already subscribed; beside one raw conditional-UPDATE commit plus one raw
-// WebSocket echo round trip, measured in the same repetition on the same database.
+// WebSocket echo round trip, measured in the same repetition on the same database. Decisions
+// alternate between a client in a process of its own (the figures of record: a real client
+// does not share the server's event loop) and one in the app's process (a reference).
 import { profile, reportProfile } from '../support/cpu-profile';
 import { withBenchDatabase } from '../support/database';
 import { decisionTraces, startWaitingRuns, type WaitingRun } from '../support/decisions';
@@ -17,6 +19,7 @@ import {
   prepareRig,
   releaseRig,
   type BaselineSample,
+  type ClientSide,
   type DecisionSample,
   type Rig,
 } from './p1-measure';
@@ -50,9 +53,13 @@ async function waitingRuns(rig: Rig, count: number): Promise<WaitingRun[]> {
   );
 }
 
+/** Every other decision from the client host's process, the rest from the app's. */
+const sideOf = (i: number): ClientSide => (i % 2 === 0 ? 'own' : 'app');
+
 async function measure(rig: Rig, plan: Plan) {
-  // warm-up: JIT, pools, the HTTP keep-alive connection, the subscriber's socket
-  for (const run of await waitingRuns(rig, 2)) await measureDecision(rig, run, 0);
+  // warm-up: JIT, pools, the HTTP keep-alive connections, the subscribers' sockets
+  const warm = await waitingRuns(rig, 4);
+  for (const [i, run] of warm.entries()) await measureDecision(rig, run, 0, sideOf(i));
   await measureBaseline(rig, 20, 0);
   const decisions: DecisionSample[] = [];
   const baselines: BaselineSample[] = [];
@@ -60,9 +67,9 @@ async function measure(rig: Rig, plan: Plan) {
   for (let rep = 1; rep <= plan.reps; rep++) {
     const runs = await waitingRuns(rig, plan.decisions);
     baselines.push(await measureBaseline(rig, plan.baseline, rep));
-    for (const run of runs) {
+    for (const [i, run] of runs.entries()) {
       runIds.push(run.runId);
-      decisions.push(await measureDecision(rig, run, rep));
+      decisions.push(await measureDecision(rig, run, rep, sideOf(i)));
     }
     process.stdout.write(`  repetition ${rep}/${plan.reps} done\n`);
   }
@@ -71,6 +78,7 @@ async function measure(rig: Rig, plan: Plan) {
 
 interface PerRep {
   readonly rep: number;
+  /** From the client in a process of its own (the figures of record). */
   readonly receiptP50: number;
   readonly receiptP99: number;
   readonly firstEventP50: number;
@@ -79,8 +87,14 @@ interface PerRep {
   readonly publishP50: number;
   readonly serverReceiptP50: number;
   readonly serverFirstEventP50: number;
+  /** From the client in the app's process (the instrument of the rounds before). */
+  readonly appClientReceiptP50: number;
+  readonly appClientFirstEventP50: number;
+  readonly appClientDeliveryP50: number;
   readonly commitP50: number;
+  /** Echo round trips from the client host's process; within the app's process. */
   readonly echoP50: number;
+  readonly appEchoP50: number;
   readonly viewerP50: number;
   readonly appStatementP50: number;
   readonly requestStatementsP50: number;
@@ -89,8 +103,11 @@ interface PerRep {
 
 function perRep(decisions: DecisionSample[], baselines: BaselineSample[]): PerRep[] {
   return baselines.map((b) => {
-    const ds = decisions.filter((d) => d.rep === b.rep);
+    const all = decisions.filter((d) => d.rep === b.rep);
+    const ds = all.filter((d) => d.client === 'own');
+    const app = all.filter((d) => d.client === 'app');
     const of = (f: (d: DecisionSample) => number, q: number): number => pq(ds.map(f), q);
+    const ofApp = (f: (d: DecisionSample) => number): number => pq(app.map(f), 0.5);
     return {
       rep: b.rep,
       receiptP50: of((d) => d.receiptMs, 0.5),
@@ -101,12 +118,22 @@ function perRep(decisions: DecisionSample[], baselines: BaselineSample[]): PerRe
       publishP50: of((d) => d.publishMs, 0.5),
       serverReceiptP50: of((d) => d.serverReceiptMs, 0.5),
       serverFirstEventP50: of((d) => d.serverFirstEventMs, 0.5),
+      appClientReceiptP50: ofApp((d) => d.receiptMs),
+      appClientFirstEventP50: ofApp((d) => d.firstEventMs),
+      appClientDeliveryP50: ofApp((d) => d.deliveryMs),
       commitP50: pq(b.commitMs, 0.5),
-      echoP50: pq(b.echoMs, 0.5),
+      echoP50: pq(b.echoOwnMs, 0.5),
+      appEchoP50: pq(b.echoMs, 0.5),
       viewerP50: pq(b.viewerMs, 0.5),
       appStatementP50: pq(b.appStatementMs, 0.5),
-      requestStatementsP50: of((d) => scopeTotal(d.queries, 'request'), 0.5),
-      continuationStatementsP50: of((d) => scopeTotal(d.queries, 'continuation'), 0.5),
+      requestStatementsP50: pq(
+        all.map((d) => scopeTotal(d.queries, 'request')),
+        0.5,
+      ),
+      continuationStatementsP50: pq(
+        all.map((d) => scopeTotal(d.queries, 'continuation')),
+        0.5,
+      ),
     };
   });
 }
@@ -123,18 +150,19 @@ function figures(reps: PerRep[]): Figure[] {
   const receiptRatio = s((r) => ratio(r.receiptP50, r.commitP50 + r.echoP50));
   const receipt = s((r) => r.receiptP50);
   const first = s((r) => r.firstEventP50);
+  const appRatio = s((r) => ratio(r.appClientReceiptP50, r.commitP50 + r.appEchoP50));
   return [
     {
-      name: 'approveRun until the receipt, p50',
+      name: 'approveRun until the receipt (client in its own process), p50',
       unit: 'ms',
       ours: receipt,
-      baseline: { label: 'raw commit + ws echo (p50s)', value: base },
+      baseline: { label: 'raw commit + ws echo from that process (p50s)', value: base },
       ratio: receiptRatio,
       target: { text: '<= 3x', met: receiptRatio.median <= 3 },
     },
     plain('approveRun until the receipt, p99', 'ms', (r) => r.receiptP99),
     {
-      name: 'decision -> first event of the continuation at the subscriber, p50',
+      name: 'decision -> first event of the continuation at the subscriber (its own process), p50',
       unit: 'ms',
       ours: first,
       target: { text: '<= 5 ms', met: first.median <= 5 },
@@ -155,6 +183,26 @@ function figures(reps: PerRep[]): Figure[] {
       'ms',
       (r) => r.serverFirstEventP50,
     ),
+    {
+      name: 'reference: the receipt with the client in the app process, p50',
+      unit: 'ms',
+      ours: s((r) => r.appClientReceiptP50),
+      baseline: {
+        label: 'raw commit + ws echo within the process (p50s)',
+        value: s((r) => r.commitP50 + r.appEchoP50),
+      },
+      ratio: appRatio,
+    },
+    plain(
+      'reference: the first event with the client in the app process, p50',
+      'ms',
+      (r) => r.appClientFirstEventP50,
+    ),
+    plain(
+      'reference: of which publish -> frame with the client in the app process, p50',
+      'ms',
+      (r) => r.appClientDeliveryP50,
+    ),
     plain('reference: `viewer` query over HTTP (auth + GraphQL, no work), p50', 'ms', (r) => r.viewerP50),
     plain(
       'reference: `SELECT 1` through the app DataSource (TypeORM + pool), p50',
@@ -162,7 +210,8 @@ function figures(reps: PerRep[]): Figure[] {
       (r) => r.appStatementP50,
     ),
     plain('reference: raw conditional UPDATE commit, p50', 'ms', (r) => r.commitP50),
-    plain('reference: raw ws echo round trip, p50', 'ms', (r) => r.echoP50),
+    plain('reference: raw ws echo round trip from the client host, p50', 'ms', (r) => r.echoP50),
+    plain('reference: raw ws echo round trip within the process, p50', 'ms', (r) => r.appEchoP50),
     plain(
       'statements of the app per inline approveRun request (token check .. receipt)',
       '',
@@ -219,6 +268,19 @@ async function checks(
   ];
 }
 
+function pooled(decisions: DecisionSample[]) {
+  return {
+    receiptMs: summarize(decisions.map((d) => d.receiptMs)),
+    firstEventMs: summarize(decisions.map((d) => d.firstEventMs)),
+    publishMs: summarize(decisions.map((d) => d.publishMs)),
+    deliveryMs: summarize(decisions.map((d) => d.deliveryMs)),
+    serverReceiptMs: summarize(decisions.map((d) => d.serverReceiptMs)),
+    serverFirstEventMs: summarize(decisions.map((d) => d.serverFirstEventMs)),
+    eventBeforeReceipt: decisions.filter((d) => d.firstEventMs < d.receiptMs).length,
+    decisions: decisions.length,
+  };
+}
+
 function details(plan: Plan, reps: PerRep[], decisions: DecisionSample[]) {
   const perDecision = (scope: string) => {
     const shapes = new Map<string, number>();
@@ -238,13 +300,16 @@ function details(plan: Plan, reps: PerRep[], decisions: DecisionSample[]) {
       configuration: 'demo-editor',
       approver: 'carol',
       subscriber: 'alice (owner)',
+      clients: 'alternating: a process of their own (own, the figures of record) and the app process (app)',
     },
     method: {
       receipt:
-        'performance.now() before the HTTP approveRun request .. the receipt parsed (fetch, keep-alive)',
+        'the client clock before the HTTP approveRun request .. the receipt parsed (node:http, keep-alive)',
       firstEvent:
         'same start .. the first runProgress `next` frame with a step count above the snapshot, read off the subscriber socket',
-      publish: 'the app EventBus publish of that event, stamped by an in-process listener (same clock)',
+      publish:
+        'the app EventBus publish of that event, stamped by an in-process listener; a client host time is mapped ' +
+        'onto the app clock by the IPC round trip with the shortest time (an error of at most half of it)',
       server:
         "the app's HTTP server: its 'request' event (a listener ahead of Express) .. the response's 'finish' " +
         '(handed to the socket); the first event from the same arrival to its publish',
@@ -253,16 +318,8 @@ function details(plan: Plan, reps: PerRep[], decisions: DecisionSample[]) {
         'by async scope: request (the HTTP request), continuation (RunExecutor.launch), subscriber (token re-checks), other',
     },
     perRep: reps,
-    pooled: {
-      receiptMs: summarize(decisions.map((d) => d.receiptMs)),
-      firstEventMs: summarize(decisions.map((d) => d.firstEventMs)),
-      publishMs: summarize(decisions.map((d) => d.publishMs)),
-      deliveryMs: summarize(decisions.map((d) => d.deliveryMs)),
-      serverReceiptMs: summarize(decisions.map((d) => d.serverReceiptMs)),
-      serverFirstEventMs: summarize(decisions.map((d) => d.serverFirstEventMs)),
-      eventBeforeReceipt: decisions.filter((d) => d.firstEventMs < d.receiptMs).length,
-      decisions: decisions.length,
-    },
+    pooled: pooled(decisions.filter((d) => d.client === 'own')),
+    pooledAppClient: pooled(decisions.filter((d) => d.client === 'app')),
     statementsPerDecision: {
       bounds: STATEMENTS_PER_DECISION_BOUNDS,
       request: perDecision('request'),
@@ -272,6 +329,7 @@ function details(plan: Plan, reps: PerRep[], decisions: DecisionSample[]) {
     },
     decisions: decisions.map((d) => ({
       rep: d.rep,
+      client: d.client,
       receiptMs: d.receiptMs,
       firstEventMs: d.firstEventMs,
       publishMs: d.publishMs,
@@ -292,7 +350,7 @@ function details(plan: Plan, reps: PerRep[], decisions: DecisionSample[]) {
 async function profiledDecisions(rig: Rig, plan: Plan, quick: boolean): Promise<void> {
   const runs = await waitingRuns(rig, plan.decisions * 2);
   const cpuProfile = await profile(async () => {
-    for (const run of runs) await measureDecision(rig, run, 0);
+    for (const [i, run] of runs.entries()) await measureDecision(rig, run, 0, sideOf(i));
   });
   reportProfile('P1', quick, `${runs.length} decisions`, cpuProfile);
 }

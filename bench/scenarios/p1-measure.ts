@@ -1,13 +1,16 @@
 // P1's measurements: one decision on a waiting run, watched by a subscriber that was already
 // subscribed, and the baselines beside it (one raw conditional-UPDATE commit, one raw
-// WebSocket echo round trip, one authenticated GraphQL query over HTTP).
+// WebSocket echo round trip, one authenticated GraphQL query over HTTP). The decider and its
+// subscriber run in a process of their own (the client host), as a real client does on its
+// own machine, or in the app's process, the instrument of the rounds before (both are reported).
 import { performance } from 'node:perf_hooks';
 import type { Client } from 'pg';
 import { bootApp, type BenchApp } from '../support/app';
 import { CommitBaseline } from '../support/baseline';
 import { BusTap } from '../support/bus-tap';
 import type { BenchDatabase } from '../support/database';
-import { approve, RUN_PROGRESS, type Answer, type WaitingRun } from '../support/decisions';
+import { decideWatched, watch, type ClientDecision, type ProgressFrame } from '../support/decider-client';
+import type { Answer, WaitingRun } from '../support/decisions';
 import { demoIds, type DemoIds } from '../support/demo';
 import type { GraphQLClient } from '../support/graphql';
 import { rawClient } from '../support/pg';
@@ -16,8 +19,9 @@ import { scopeContinuations, scopeHttpRequests, scopeSubscriberChecks } from '..
 import { RunExecutor } from '../../src/modules/runs';
 import { EchoRig } from '../support/raw-ws';
 import { ServerClock } from '../support/server-clock';
-import { msSince, sleep } from '../support/stats';
-import { GqlWsConnection, type WsMessage } from '../support/ws-subscriber';
+import { msSince } from '../support/stats';
+import { SubscriberHost } from '../support/subscriber-host';
+import { GqlWsConnection } from '../support/ws-subscriber';
 
 export interface Rig {
   readonly db: BenchDatabase;
@@ -35,7 +39,12 @@ export interface Rig {
   readonly subscriber: GqlWsConnection;
   /** The app's HTTP requests as its server saw them. */
   readonly serverClock: ServerClock;
+  /** The same approver and subscriber in a process of their own, with an echo client. */
+  readonly host: SubscriberHost;
 }
+
+/** Where a decision's client runs: a process of its own, or the app's (sharing its event loop). */
+export type ClientSide = 'own' | 'app';
 
 export async function prepareRig(db: BenchDatabase): Promise<Rig> {
   // why: inline decisions continue in this process, so the first event of the continuation
@@ -50,6 +59,15 @@ export async function prepareRig(db: BenchDatabase): Promise<Rig> {
     const echo = await EchoRig.open();
     opened.push(echo);
     const subscriber = await GqlWsConnection.open(app.wsUrl, db.tokens.alice!);
+    const host = await SubscriberHost.start();
+    opened.push({ close: () => host.stop() });
+    await host.deciderOpen({
+      httpUrl: app.gql.url,
+      wsUrl: app.wsUrl,
+      approverToken: db.tokens.carol!,
+      subscriberToken: db.tokens.alice!,
+      echoUrl: echo.url,
+    });
     const queries = QueryCounter.install();
     scopeHttpRequests(app.app, queries);
     scopeContinuations(app.app, queries);
@@ -66,6 +84,7 @@ export async function prepareRig(db: BenchDatabase): Promise<Rig> {
       approver: app.gql.as(db.tokens.carol!),
       subscriber,
       serverClock: new ServerClock(app.app.getHttpServer()),
+      host,
     };
   } catch (e) {
     for (const o of opened.reverse()) await o.close().catch(() => undefined);
@@ -75,6 +94,8 @@ export async function prepareRig(db: BenchDatabase): Promise<Rig> {
 
 export async function releaseRig(rig: Rig): Promise<void> {
   rig.serverClock.close();
+  await rig.host.deciderClose();
+  await rig.host.stop();
   await rig.subscriber.close();
   await rig.echo.close();
   await rig.commits.close();
@@ -82,16 +103,11 @@ export async function releaseRig(rig: Rig): Promise<void> {
   await rig.app.close();
 }
 
-interface ProgressFrame {
-  readonly kind: string;
-  readonly stepCount: number;
-  readonly status: string;
-}
-
 /** One decision as P1 saw it. */
 export interface DecisionSample {
   readonly rep: number;
   readonly runId: string;
+  readonly client: ClientSide;
   readonly answer: Answer;
   /** approveRun sent .. receipt parsed (client view). */
   readonly receiptMs: number;
@@ -116,33 +132,22 @@ export interface DecisionSample {
   readonly streamErrors: unknown[];
 }
 
-const progressOf = (m: WsMessage): ProgressFrame =>
-  (m.payload as { data: { runProgress: ProgressFrame } }).data.runProgress;
-
 /**
- * Subscribes to the run's progress (and waits for the snapshot), decides it over HTTP, and
- * waits until the subscriber's stream ends (SETTLED), so no continuation overlaps the next
- * measurement.
+ * Subscribes to the run's progress (and waits for the snapshot), decides it over HTTP from the
+ * given side, and waits until the subscriber's stream ends (SETTLED), so no continuation
+ * overlaps the next measurement. Every time is on this process' `performance.now()` clock.
  */
-export async function measureDecision(rig: Rig, run: WaitingRun, rep: number): Promise<DecisionSample> {
-  const frames: ProgressFrame[] = [];
-  let firstAt = NaN;
-  const sub = rig.subscriber.subscribe(RUN_PROGRESS, { runId: run.runId }, (_raw, message, at) => {
-    const frame = progressOf(message);
-    frames.push(frame);
-    if (Number.isNaN(firstAt) && frame.kind === 'PROGRESS' && frame.stepCount > run.stepCount) firstAt = at;
-  });
-  const snapshotBy = Date.now() + 10_000;
-  while (frames.length === 0 && !sub.ended() && Date.now() < snapshotBy) await sleep(1);
-  if (frames.length === 0) throw new Error(`no snapshot for run ${run.runId}: ${JSON.stringify(sub.errors)}`);
+export async function measureDecision(
+  rig: Rig,
+  run: WaitingRun,
+  rep: number,
+  client: ClientSide,
+): Promise<DecisionSample> {
+  const decideWatchedRun = client === 'app' ? await inApp(rig, run) : await inHost(rig, run);
   const tap = await BusTap.open(rig.app, run.runId);
   rig.queries.start();
   rig.serverClock.reset();
-  const sent = performance.now();
-  const mark = process.hrtime.bigint();
-  const answer = await approve(rig.approver, run);
-  const receiptMs = msSince(mark);
-  await Promise.race([sub.done, sleep(30_000)]);
+  const seen = await decideWatchedRun();
   // why: the settle commits before SETTLED is published; this also covers anything after it.
   await rig.app.app.get(RunExecutor).settled(run.runId);
   const queries = rig.queries.stop();
@@ -154,17 +159,30 @@ export async function measureDecision(rig: Rig, run: WaitingRun, rep: number): P
   return {
     rep,
     runId: run.runId,
-    answer,
-    receiptMs,
-    firstEventMs: firstAt - sent,
-    publishMs: (published?.at ?? NaN) - sent,
-    deliveryMs: firstAt - (published?.at ?? NaN),
+    client,
+    answer: seen.answer,
+    receiptMs: seen.receiptAt - seen.sentAt,
+    firstEventMs: seen.firstAt - seen.sentAt,
+    publishMs: (published?.at ?? NaN) - seen.sentAt,
+    deliveryMs: seen.firstAt - (published?.at ?? NaN),
     serverReceiptMs: request.finishedAt - request.arrivedAt,
     serverFirstEventMs: (published?.at ?? NaN) - request.arrivedAt,
     queries,
-    frames,
-    streamErrors: sub.errors,
+    frames: seen.frames,
+    streamErrors: seen.streamErrors,
   };
+}
+
+/** The decider in this process: watched now, decided when the returned function is called. */
+async function inApp(rig: Rig, run: WaitingRun): Promise<() => Promise<ClientDecision>> {
+  const watching = await watch(rig.subscriber, run, (at) => at);
+  return () => decideWatched(watching, rig.approver, () => performance.now());
+}
+
+/** The decider in the client host's process: the same, over its IPC channel. */
+async function inHost(rig: Rig, run: WaitingRun): Promise<() => Promise<ClientDecision>> {
+  await rig.host.watch(run);
+  return () => rig.host.decide();
 }
 
 /** Problems with one decision: receipt, frames, stream end. */
@@ -191,8 +209,10 @@ export interface BaselineSample {
   /** One conditional UPDATE in autocommit (synchronous commit), ms each. */
   readonly commitMs: number[];
   readonly commitFailures: number;
-  /** One raw `ws` echo round trip, ms each. */
+  /** One raw `ws` echo round trip within this process, ms each. */
   readonly echoMs: number[];
+  /** The same from the client host's process to the echo server in this one. */
+  readonly echoOwnMs: number[];
   /** `{ viewer { id } }` over HTTP as the approver: HTTP + GraphQL + token check, no decision. */
   readonly viewerMs: number[];
   /** `SELECT 1` through the app's own DataSource (TypeORM + its pool): one statement's cost there. */
@@ -204,6 +224,7 @@ const VIEWER = `query BenchViewer { viewer { user { id } } }`;
 export async function measureBaseline(rig: Rig, count: number, rep: number): Promise<BaselineSample> {
   const commits = await rig.commits.updates(count);
   const echoMs = await rig.echo.roundTrips(count, 200);
+  const echoOwnMs = await rig.host.echo(count, 200);
   const viewerMs: number[] = [];
   for (let i = 0; i < count; i++) {
     const mark = process.hrtime.bigint();
@@ -221,6 +242,7 @@ export async function measureBaseline(rig: Rig, count: number, rep: number): Pro
     commitMs: commits.latenciesMs,
     commitFailures: commits.failures,
     echoMs,
+    echoOwnMs,
     viewerMs,
     appStatementMs,
   };

@@ -17,7 +17,8 @@ function listen(onConnection: (socket: WebSocket) => void): Promise<WebSocketSer
 
 const urlOf = (server: WebSocketServer): string => `ws://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-function connect(url: string): Promise<WebSocket> {
+/** Opens a plain `ws` client socket to `url` (no compression). */
+export function connect(url: string): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(url, { perMessageDeflate: false });
     socket.once('open', () => resolve(socket));
@@ -30,9 +31,26 @@ function closeServer(server: WebSocketServer): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()));
 }
 
+/** `count` sequential round trips of a `bytes`-long text message over an echoing socket, ms each. */
+export async function echoRoundTrips(client: WebSocket, count: number, bytes = 200): Promise<number[]> {
+  const payload = 'x'.repeat(bytes);
+  const out: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const mark = process.hrtime.bigint();
+    await new Promise<void>((resolve) => {
+      client.once('message', () => resolve());
+      client.send(payload);
+    });
+    out.push(msSince(mark));
+  }
+  return out;
+}
+
 /**
- * The WebSocket half of P1's baseline: a tiny `ws` echo server and one client; a round trip
- * is one message there and back (the cheapest push a server can make to a subscriber).
+ * The WebSocket half of P1's baseline: a tiny `ws` echo server and one client in this process;
+ * a round trip is one message there and back (the cheapest push a server can make to a
+ * subscriber). `url` takes clients of another process (the client host's), for the baseline
+ * beside decisions sent from there.
  */
 export class EchoRig {
   private constructor(
@@ -45,19 +63,13 @@ export class EchoRig {
     return new EchoRig(server, await connect(urlOf(server)));
   }
 
-  /** `count` sequential round trips of a `bytes`-long text message; latency of each in ms. */
-  async roundTrips(count: number, bytes = 200): Promise<number[]> {
-    const payload = 'x'.repeat(bytes);
-    const out: number[] = [];
-    for (let i = 0; i < count; i++) {
-      const mark = process.hrtime.bigint();
-      await new Promise<void>((resolve) => {
-        this.client.once('message', () => resolve());
-        this.client.send(payload);
-      });
-      out.push(msSince(mark));
-    }
-    return out;
+  get url(): string {
+    return urlOf(this.server);
+  }
+
+  /** `count` sequential round trips from this process' client; latency of each in ms. */
+  roundTrips(count: number, bytes = 200): Promise<number[]> {
+    return echoRoundTrips(this.client, count, bytes);
   }
 
   async close(): Promise<void> {

@@ -1,17 +1,21 @@
 // The subscriber host's child process (see subscriber-host.ts): holds the client sockets of a
-// fan-out measurement, so that their reading and parsing do not share the server's event loop.
+// fan-out measurement (P3), or P1's decider and subscriber, so that their reading and parsing
+// do not share the server's event loop.
 // Commands arrive over the IPC channel; every arrival time it reports is absolute
 // (performance.timeOrigin + performance.now()), the parent maps it onto its own clock.
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
+import { decideWatched, watch, type Watch } from './decider-client';
 import { newLog, recordFrame, type Audience, type SubscriberLog } from './fanout';
+import { GraphQLClient } from './graphql';
+import { connect, echoRoundTrips } from './raw-ws';
 import { sleep } from './stats';
 import {
   closeAll,
+  GqlWsConnection,
   inBatches,
   openConnections,
   textOf,
-  type GqlWsConnection,
   type WsMessage,
   type WsSubscription,
 } from './ws-subscriber';
@@ -139,6 +143,45 @@ function rawClose(): HostReply {
   return { op: 'ok' };
 }
 
+/** P1's client side: the approver over HTTP, the owner's subscription, the echo baseline's socket. */
+let decider: {
+  approver: GraphQLClient;
+  subscriber: GqlWsConnection;
+  echo: WebSocket;
+  watching: Watch | null;
+} | null = null;
+
+async function deciderOpen(c: Extract<HostCommand, { op: 'deciderOpen' }>): Promise<HostReply> {
+  const [subscriber, echo] = await Promise.all([
+    GqlWsConnection.open(c.wsUrl, c.subscriberToken),
+    connect(c.echoUrl),
+  ]);
+  decider = { approver: new GraphQLClient(c.httpUrl, c.approverToken), subscriber, echo, watching: null };
+  return { op: 'ok' };
+}
+
+function deciding(): NonNullable<typeof decider> {
+  if (!decider) throw new Error('no decider: deciderOpen first');
+  return decider;
+}
+
+async function decide(): Promise<HostReply> {
+  const d = deciding();
+  if (!d.watching) throw new Error('decide before watch');
+  const decision = await decideWatched(d.watching, d.approver, now);
+  d.watching = null;
+  return { op: 'decided', decision };
+}
+
+async function deciderClose(): Promise<HostReply> {
+  if (decider) {
+    decider.echo.terminate();
+    await decider.subscriber.close();
+    decider = null;
+  }
+  return { op: 'ok' };
+}
+
 async function handle(c: HostCommand): Promise<HostReply> {
   switch (c.op) {
     case 'clock':
@@ -164,6 +207,17 @@ async function handle(c: HostCommand): Promise<HostReply> {
       return rawArrivals(c.timeoutMs);
     case 'rawClose':
       return rawClose();
+    case 'deciderOpen':
+      return deciderOpen(c);
+    case 'watch':
+      deciding().watching = await watch(deciding().subscriber, c.run, (at) => performance.timeOrigin + at);
+      return { op: 'ok' };
+    case 'decide':
+      return decide();
+    case 'echo':
+      return { op: 'echoed', ms: await echoRoundTrips(deciding().echo, c.count, c.bytes) };
+    case 'deciderClose':
+      return deciderClose();
   }
 }
 

@@ -1,14 +1,18 @@
-// P3's client side in its own process. Subscribers of a real deployment sit on other machines:
-// when thousands of client sockets share the server's event loop, reading and parsing their
-// frames costs the server as much time as sending them, and both the app's fan-out and the raw
-// broadcast beside it measure the bench's clients as much as the server. The host holds the
-// client sockets (graphql-ws subscribers, and the raw baseline's sockets) in a child process;
+// The bench's client side in its own process (P3's subscribers, P1's decider). Clients of a
+// real deployment sit on other machines: when thousands of client sockets share the server's
+// event loop, reading and parsing their frames costs the server as much time as sending them,
+// and both the app's fan-out and the raw broadcast beside it measure the bench's clients as much
+// as the server; a lone decider in the app's process reads its receipt and its first frame only
+// once the app's continuation lets go of the thread. The host holds the client sockets
+// (graphql-ws subscribers, P1's approver, and the raw baselines' sockets) in a child process;
 // the parent keeps the app or the raw server, and maps the child's arrival times onto its own
 // `performance.now()` clock.
 import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { onCleanup } from './cleanup';
+import type { ClientDecision } from './decider-client';
+import type { WaitingRun } from './decisions';
 import type { SubscriberLog } from './fanout';
 
 /** Raw text of the first live frames of subscriber 0 (trace) and 1 (progress). */
@@ -34,7 +38,19 @@ export type HostCommand =
   | { op: 'rawOpen'; url: string; count: number }
   | { op: 'rawExpect'; events: number }
   | { op: 'rawArrivals'; timeoutMs: number }
-  | { op: 'rawClose' };
+  | { op: 'rawClose' }
+  | {
+      op: 'deciderOpen';
+      httpUrl: string;
+      wsUrl: string;
+      approverToken: string;
+      subscriberToken: string;
+      echoUrl: string;
+    }
+  | { op: 'watch'; run: WaitingRun }
+  | { op: 'decide' }
+  | { op: 'echo'; count: number; bytes: number }
+  | { op: 'deciderClose' };
 
 export type HostReply =
   | { op: 'ok' }
@@ -44,7 +60,9 @@ export type HostReply =
   | { op: 'subscribed'; started: number; ms: number; firstErrors: unknown[] }
   | { op: 'collected'; logs: SubscriberLog[]; samples: Samples }
   | { op: 'rawEvent'; event: number }
-  | { op: 'rawArrivals'; arrivals: number[][] };
+  | { op: 'rawArrivals'; arrivals: number[][] }
+  | { op: 'decided'; decision: ClientDecision }
+  | { op: 'echoed'; ms: number[] };
 
 type Reply<O extends HostReply['op']> = Extract<HostReply, { op: O }>;
 
@@ -169,5 +187,35 @@ export class SubscriberHost {
 
   async rawClose(): Promise<void> {
     await this.ask('ok', { op: 'rawClose' });
+  }
+
+  /** P1: the approver's HTTP client, the owner's graphql-ws connection and an echo socket. */
+  async deciderOpen(c: Omit<Extract<HostCommand, { op: 'deciderOpen' }>, 'op'>): Promise<void> {
+    await this.ask('ok', { op: 'deciderOpen', ...c });
+  }
+
+  /** Subscribes the owner to the run's progress; resolves once the snapshot arrived. */
+  async watch(run: WaitingRun): Promise<void> {
+    await this.ask('ok', { op: 'watch', run });
+  }
+
+  /** Approves the watched run; resolves when its stream ended, times on this process' clock. */
+  async decide(): Promise<ClientDecision> {
+    const { decision: d } = await this.ask('decided', { op: 'decide' });
+    return {
+      ...d,
+      sentAt: this.local(d.sentAt),
+      receiptAt: this.local(d.receiptAt),
+      firstAt: this.local(d.firstAt),
+    };
+  }
+
+  /** Sequential round trips from the child to the echo server, ms each (the child's own clock). */
+  async echo(count: number, bytes = 200): Promise<number[]> {
+    return (await this.ask('echoed', { op: 'echo', count, bytes })).ms;
+  }
+
+  async deciderClose(): Promise<void> {
+    await this.ask('ok', { op: 'deciderClose' });
   }
 }
