@@ -20,6 +20,7 @@ import { Authenticator } from './platform/auth/authenticator';
 import { DatabaseModule } from './platform/database/database.module';
 import { DatabaseTarget } from './platform/database/data-source-options';
 import { graphqlOptions } from './platform/graphql/graphql.setup';
+import { OperationPrefetch, OperationPrefetchModule } from './platform/graphql/operation-prefetch';
 import { GraphqlWsServer } from './platform/graphql/ws-server';
 import { Metrics } from './platform/metrics/metrics';
 import { MetricsModule } from './platform/metrics/metrics.module';
@@ -38,10 +39,11 @@ export class AppModule {
         SharedCountersModule,
         AuthLimitsModule,
         MetricsModule.forRoot(config),
+        OperationPrefetchModule,
         GraphQLModule.forRootAsync<ApolloDriverConfig>({
           driver: ApolloDriver,
           imports: [AuthModule],
-          inject: [APP_CONFIG, Authenticator, AuthFailureLimiter, Metrics],
+          inject: [APP_CONFIG, Authenticator, AuthFailureLimiter, Metrics, OperationPrefetch],
           useFactory: graphqlOptions,
         }),
         PlatformModule,

@@ -8,6 +8,7 @@ import { AuthModule } from './modules/auth/auth.module';
 import { ConfigurationsModule } from './modules/configurations/configurations.module';
 import { ContentModule } from './modules/content/content.module';
 import { RunsModule } from './modules/runs/runs.module';
+import { OperationPrefetchModule } from './platform/graphql/operation-prefetch';
 import { SharedCountersModule } from './platform/redis/shared-counters';
 import { SkillsModule } from './modules/skills/skills.module';
 import { WorkerModule } from './modules/worker/worker.module';
@@ -51,6 +52,8 @@ export class WorkerAppModule {
         MetricsModule.off(),
         // why: the runs module's start caps count in it (a worker process starts no runs itself).
         SharedCountersModule,
+        // why: the approvals module's resolvers register their prefetches (never run here).
+        OperationPrefetchModule,
         AuthModule,
         ContentModule,
         SkillsModule,

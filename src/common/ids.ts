@@ -11,8 +11,13 @@ export function parseSerialId(value: string, field = 'id'): number {
   return Number(value);
 }
 
+/** Whether `value` is a UUID as `parseUuid` takes it (any case). */
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}
+
 /** Parses a UUID given as a GraphQL ID; BAD_USER_INPUT when malformed. */
 export function parseUuid(value: string, field = 'id'): string {
-  if (!UUID.test(value)) throw badInput(`${field} is not a valid UUID`, { field });
+  if (!isUuid(value)) throw badInput(`${field} is not a valid UUID`, { field });
   return value.toLowerCase();
 }

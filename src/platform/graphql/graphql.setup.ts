@@ -19,6 +19,7 @@ import { GRAPHQL_PATH, remoteAddress, tokenCheckOf } from './early-token-check';
 import type { Metrics } from '../metrics/metrics';
 import { graphqlOverHttpStatus, refuseNulBytes, subscriptionsOverWsOnly } from './apollo-plugins';
 import { ErrorCodeEnum } from './error-code.enum';
+import type { OperationPrefetch } from './operation-prefetch';
 import { queryCostLimit } from './query-cost';
 import { formatGraphQLError } from './format-error';
 import type { FormatOne, OperationLimits } from './ws-operations';
@@ -143,6 +144,7 @@ export function graphqlOptions(
   authenticator: Authenticator,
   failures: AuthFailureLimiter,
   metrics: Metrics,
+  prefetch: OperationPrefetch,
 ): ApolloDriverConfig {
   const armor = createArmor().protect();
   const formatError = errorFormatter(config, metrics);
@@ -167,6 +169,8 @@ export function graphqlOptions(
       refuseNulBytes(),
       queryCostLimit(LIMITS.maxCost),
       graphqlOverHttpStatus(),
+      // why: last, so an operation a limit refuses at this stage starts nothing.
+      prefetch.plugin(),
     ],
     validationRules: [...armor.validationRules],
     parseOptions: { maxTokens: LIMITS.maxTokens },

@@ -8,7 +8,7 @@ import {
   type SuspendedState,
 } from '../../../agent';
 import { BatchLoader } from '../../../common/batch-loader';
-import { parseUuid } from '../../../common/ids';
+import { isUuid, parseUuid } from '../../../common/ids';
 import { notFound, Refusal } from '../../../common/refusal';
 import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
@@ -101,6 +101,9 @@ export class DecisionsService {
     { keep: false, firstAtOnce: true },
   );
 
+  /** Reads started by `prefetch`, per request and run, until its `decide` takes them up. */
+  private readonly prefetched = new WeakMap<RequestContext, Map<string, Promise<DecisionRead | null>>>();
+
   constructor(
     private readonly runs: RunsService,
     private readonly runDecisions: RunDecisions,
@@ -112,11 +115,29 @@ export class DecisionsService {
     private readonly quorum: ApprovalQuorum,
   ) {}
 
+  /**
+   * Starts the decision's one read for a request whose operation is known but not yet run
+   * (OperationPrefetch): `decide` on the same request and run takes it up. The read is sent
+   * after the decision arrived, as `decide`'s own would be, so it sees every claim committed
+   * before; it checks nothing and returns nothing to anyone.
+   */
+  prefetch(ctx: RequestContext, runId: unknown): boolean {
+    if (!ctx.user || typeof runId !== 'string' || !isUuid(runId)) return false;
+    const id = runId.toLowerCase();
+    const read = this.reads.load(id);
+    // why: a request refused before its resolver (access rule, rate limit) never awaits it.
+    read.catch(() => undefined);
+    const started = this.prefetched.get(ctx) ?? new Map<string, Promise<DecisionRead | null>>();
+    started.set(id, read);
+    this.prefetched.set(ctx, started);
+    return true;
+  }
+
   /** Decides a waiting run; the receipt as soon as the claim committed. */
   async decide(ctx: RequestContext, command: DecideCommand): Promise<DecisionReceipt> {
     const user = ctx.viewer;
     if (command.kind === 'INPUT') assertJsonSize(command.values, 'values');
-    const read = await this.reads.load(parseUuid(command.runId, 'runId'));
+    const read = await this.readFor(ctx, parseUuid(command.runId, 'runId'));
     if (!read) throw notFound('Run not found');
     const { run } = read;
     const access = runAccess(user, run);
@@ -149,6 +170,15 @@ export class DecisionsService {
       if (winner) return winner;
       throw e;
     }
+  }
+
+  /** The run as `prefetch` started reading it for this request, or read now. */
+  private readFor(ctx: RequestContext, runId: string): Promise<DecisionRead | null> {
+    const started = this.prefetched.get(ctx);
+    const read = started?.get(runId);
+    if (!read) return this.reads.load(runId);
+    started!.delete(runId);
+    return read;
   }
 
   /**

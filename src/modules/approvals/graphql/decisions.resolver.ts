@@ -1,7 +1,9 @@
+import type { OnModuleInit } from '@nestjs/common';
 import { Args, Int, Mutation, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
 import { Access, Allow } from '../../../platform/auth/allow.decorator';
 import { Ctx } from '../../../platform/auth/context.decorator';
 import { RequestContext } from '../../../platform/auth/request-context';
+import { OperationPrefetch } from '../../../platform/graphql/operation-prefetch';
 import { UsersService } from '../../auth';
 import { rowOf, RunModel, toRunModel } from '../../runs';
 import { DecideCommand, DecisionReceipt, DecisionsService } from '../application/decisions.service';
@@ -18,13 +20,25 @@ import {
   SubmitRunInputInput,
 } from './decision.model';
 
+/** The decision mutations, whose first read starts as soon as Apollo knows the operation. */
+const DECISION_FIELDS = ['approveRun', 'denyRun', 'submitRunInput'] as const;
+
 @Resolver(() => RunModel)
-export class DecisionsResolver {
+export class DecisionsResolver implements OnModuleInit {
   constructor(
     private readonly decisionsService: DecisionsService,
     private readonly inboxService: InboxService,
     private readonly users: UsersService,
+    private readonly prefetch: OperationPrefetch,
   ) {}
+
+  onModuleInit(): void {
+    for (const field of DECISION_FIELDS) {
+      this.prefetch.register(field, (args, ctx) =>
+        this.decisionsService.prefetch(ctx, (args.input as { runId?: unknown } | undefined)?.runId),
+      );
+    }
+  }
 
   @Mutation(() => DecisionReceiptModel)
   @Allow(Access.Authenticated)
