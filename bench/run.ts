@@ -70,7 +70,7 @@ async function main(): Promise<number> {
   }
   const outDir = join(__dirname, '..', '..', 'bench', 'results');
   mkdirSync(outDir, { recursive: true });
-  let failed = 0;
+  const failures: string[] = [];
   for (const scenario of chosen) {
     console.log(`\n## ${scenario.id}: ${scenario.title}${args.quick ? ' (quick)' : ''}`);
     const result = await runOne(scenario, { quick: args.quick, databaseUrl, profile: args.profile }, argv);
@@ -81,9 +81,15 @@ async function main(): Promise<number> {
       `  => correctness: ${result.correct ? 'ok' : 'FAILED'}; targets: ${result.targetMet ? 'met' : 'NOT all met'}; ` +
         `${(result.durationMs / 1000).toFixed(1)} s; ${file}`,
     );
-    if (!result.correct) failed++;
+    for (const check of result.checks) if (!check.ok) failures.push(`${scenario.id} ${checkLine(check)}`);
   }
-  return failed > 0 ? 1 : 0;
+  // why: CI shows the end of a long log; a failed check is repeated last so that it is in view.
+  console.log(
+    failures.length === 0
+      ? `\nbench: every correctness check passed (${chosen.map((s) => s.id).join(', ')})`
+      : `\nbench: ${failures.length} correctness check(s) FAILED:\n${failures.map((f) => `  ${f}`).join('\n')}`,
+  );
+  return failures.length > 0 ? 1 : 0;
 }
 
 let stopping = false;
@@ -101,14 +107,16 @@ function stop(signal: NodeJS.Signals): void {
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
 
-main().then(
-  async (code) => {
-    await cleanupAll();
-    process.exit(code);
-  },
-  async (e: unknown) => {
-    console.error(e);
-    await cleanupAll();
-    process.exit(1);
-  },
-);
+/** An error no scenario caught ends the bench, said on standard output, where CI logs look. */
+function crashed(e: unknown): void {
+  console.log(`\nbench: stopped by an error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+  void cleanupAll().finally(() => process.exit(1));
+}
+
+process.on('uncaughtException', crashed);
+process.on('unhandledRejection', crashed);
+
+main().then(async (code) => {
+  await cleanupAll();
+  process.exit(code);
+}, crashed);

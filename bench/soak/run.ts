@@ -357,7 +357,8 @@ main().then(
     process.exit(code);
   },
   async (e: unknown) => {
-    console.error(e);
+    // why: on standard output, with the rest, so the end of a CI log names it.
+    console.log(`\nsoak: stopped by an error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
     await cleanupAll();
     process.exit(1);
   },
