@@ -99,6 +99,7 @@ interface PerRep {
   readonly appStatementP50: number;
   readonly requestStatementsP50: number;
   readonly continuationStatementsP50: number;
+  readonly preemptionsP50: number;
 }
 
 function perRep(decisions: DecisionSample[], baselines: BaselineSample[]): PerRep[] {
@@ -134,6 +135,7 @@ function perRep(decisions: DecisionSample[], baselines: BaselineSample[]): PerRe
         all.map((d) => scopeTotal(d.queries, 'continuation')),
         0.5,
       ),
+      preemptionsP50: of((d) => d.preemptions, 0.5),
     };
   });
 }
@@ -218,6 +220,11 @@ function figures(reps: PerRep[]): Figure[] {
       (r) => r.requestStatementsP50,
     ),
     plain('statements of the continuation it launched (.. settle)', '', (r) => r.continuationStatementsP50),
+    plain(
+      "reference: the app's thread switched out while runnable, per decision (request .. settle), p50",
+      '',
+      (r) => r.preemptionsP50,
+    ),
   ];
 }
 

@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import type { Client } from 'pg';
 import { bootApp, type BenchApp } from '../support/app';
 import { CommitBaseline } from '../support/baseline';
+import { involuntarySwitches } from '../support/preemptions';
 import { BusTap } from '../support/bus-tap';
 import type { BenchDatabase } from '../support/database';
 import { decideWatched, watch, type ClientDecision, type ProgressFrame } from '../support/decider-client';
@@ -127,6 +128,11 @@ export interface DecisionSample {
    * the settle), `other` (the subscriber's re-checks, timers).
    */
   readonly queries: QueryCount;
+  /**
+   * Times the app's thread was switched out while still runnable, from just before the request
+   * until the run settled (`involuntarySwitches`); NaN where the system does not tell.
+   */
+  readonly preemptions: number;
   /** The frames the subscriber got (snapshot first), and how its stream ended. */
   readonly frames: ProgressFrame[];
   readonly streamErrors: unknown[];
@@ -147,9 +153,11 @@ export async function measureDecision(
   const tap = await BusTap.open(rig.app, run.runId);
   rig.queries.start();
   rig.serverClock.reset();
+  const switchesBefore = involuntarySwitches();
   const seen = await decideWatchedRun();
   // why: the settle commits before SETTLED is published; this also covers anything after it.
   await rig.app.app.get(RunExecutor).settled(run.runId);
+  const switchesAfter = involuntarySwitches();
   const queries = rig.queries.stop();
   await tap.close();
   const published = tap.firstProgress((e) => e.kind === 'PROGRESS' && e.stepCount > run.stepCount);
@@ -168,6 +176,7 @@ export async function measureDecision(
     serverReceiptMs: request.finishedAt - request.arrivedAt,
     serverFirstEventMs: (published?.at ?? NaN) - request.arrivedAt,
     queries,
+    preemptions: switchesBefore === null || switchesAfter === null ? NaN : switchesAfter - switchesBefore,
     frames: seen.frames,
     streamErrors: seen.streamErrors,
   };
