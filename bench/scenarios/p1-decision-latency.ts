@@ -22,6 +22,7 @@ import {
   type ClientSide,
   type DecisionSample,
   type Rig,
+  warmUp,
 } from './p1-measure';
 
 interface Plan {
@@ -30,11 +31,13 @@ interface Plan {
   readonly decisions: number;
   /** Raw commits, echo round trips and viewer queries per repetition. */
   readonly baseline: number;
+  /** Decisions before the first measured one (`warmUp`). */
+  readonly warmUp: number;
 }
 
-const FULL_PLAN: Plan = { reps: 7, decisions: 20, baseline: 200 };
+const FULL_PLAN: Plan = { reps: 7, decisions: 20, baseline: 200, warmUp: 2_000 };
 // why: CI runs --quick; 5 x 4 decisions (each followed to its SETTLED) take a few seconds.
-const QUICK_PLAN: Plan = { reps: 5, decisions: 4, baseline: 50 };
+const QUICK_PLAN: Plan = { reps: 5, decisions: 4, baseline: 50, warmUp: 100 };
 
 /** The p-quantile of a sample (unsorted in, NaN when empty). */
 const pq = (values: readonly number[], q: number): number =>
@@ -58,6 +61,7 @@ const sideOf = (i: number): ClientSide => (i % 2 === 0 ? 'own' : 'app');
 
 async function measure(rig: Rig, plan: Plan) {
   // warm-up: JIT, pools, the HTTP keep-alive connections, the subscribers' sockets
+  await warmUp(rig, plan.warmUp);
   const warm = await waitingRuns(rig, 4);
   for (const [i, run] of warm.entries()) await measureDecision(rig, run, 0, sideOf(i));
   await measureBaseline(rig, 20, 0);

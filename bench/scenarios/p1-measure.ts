@@ -10,14 +10,17 @@ import { CommitBaseline } from '../support/baseline';
 import { BusTap } from '../support/bus-tap';
 import type { BenchDatabase } from '../support/database';
 import { decideWatched, watch, type ClientDecision, type ProgressFrame } from '../support/decider-client';
-import type { Answer, WaitingRun } from '../support/decisions';
+import { startWaiting, type Answer, type WaitingRun } from '../support/decisions';
 import { demoIds, type DemoIds } from '../support/demo';
 import type { GraphQLClient } from '../support/graphql';
 import { rawClient } from '../support/pg';
 import { involuntarySwitches } from '../support/preemptions';
 import { QueryCounter, type QueryCount } from '../support/query-counter';
 import { scopeContinuations, scopeHttpRequests, scopeSubscriberChecks } from '../support/statement-scopes';
-import { RunExecutor } from '../../src/modules/runs';
+import { RunExecutor, StateVault } from '../../src/modules/runs';
+import { cloneWaitingRuns } from '../support/clones';
+import { upsertScriptedConfiguration } from '../support/fixtures';
+import { EDITOR_ROUNDS } from '../../src/demo/demo-data';
 import { EchoRig } from '../support/raw-ws';
 import { ServerClock } from '../support/server-clock';
 import { msSince } from '../support/stats';
@@ -180,6 +183,42 @@ export async function measureDecision(
     frames: seen.frames,
     streamErrors: seen.streamErrors,
   };
+}
+
+/** Workspaces of the warm-up's copies: far from the demo's, one per copy (see `warmUp`). */
+const WARM_WORKSPACES_FROM = 100_000;
+
+/** demo-editor's rounds with its answer in one piece: the warm-up's decisions need no pauses. */
+const WARM_ROUNDS = EDITOR_ROUNDS.map((round) => ('text' in round ? { text: round.text } : round));
+
+/**
+ * Brings the app to the state a server that has been up for a while is in, before anything is
+ * measured: `count` decisions on copies of one waiting run (`cloneWaitingRuns`, each in its own
+ * workspace so no write changes another copy's preview) of a configuration with demo-editor's
+ * rounds, each through the same path as a measured one (subscribed, decided from either side in
+ * turn, followed to its settle), nothing recorded. Why so many: V8 optimises a function after
+ * enough calls, and a decision runs hundreds of functions once each; on the bench's machine the
+ * receipt kept falling for the first 2,000 decisions after boot (bench/README.md, "Issue 13,
+ * twentieth round").
+ */
+export async function warmUp(rig: Rig, count: number): Promise<void> {
+  if (count <= 0) return;
+  const configurationId = await upsertScriptedConfiguration(rig.observer, {
+    identifier: 'bench-p1-warm-up',
+    rounds: WARM_ROUNDS,
+    maxIterations: 3,
+  });
+  const template = await startWaiting(rig.owner, rig.app.gql, rig.observer, {
+    configurationId,
+    prompt: 'SEO please',
+  });
+  const workspaces = Array.from({ length: count }, (_, i) => WARM_WORKSPACES_FROM + i);
+  const ids = await cloneWaitingRuns(rig.observer, rig.app.app.get(StateVault), template.runId, workspaces);
+  for (const [i, runId] of ids.entries()) {
+    const sample = await measureDecision(rig, { ...template, runId }, 0, i % 2 === 0 ? 'own' : 'app');
+    const problems = decisionProblems(sample);
+    if (problems.length > 0) throw new Error(`warm-up decision failed: ${problems.join('; ')}`);
+  }
 }
 
 /** The decider in this process: watched now, decided when the returned function is called. */
