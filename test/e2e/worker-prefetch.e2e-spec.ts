@@ -77,10 +77,13 @@ describe('a worker that claims ahead (WORKER_PREFETCH)', () => {
     const picker = t.app.get(QueuedRunPicker);
     const queued = await enqueue(t, slow, ownerId, 2);
     picker.wake();
+    // why: both claims commit before the executor hands the first one its slot; on a slow machine
+    // a read between the two sees both RUNNING and none executing yet.
     await until(
-      async () => (await rows(t, queued)).every((r) => r.status === 'RUNNING'),
+      async () =>
+        (await rows(t, queued)).every((r) => r.status === 'RUNNING') && executor.executingCount() > 0,
       10_000,
-      'both claimed',
+      'both claimed, one executing',
     );
     expect(executor.executingCount()).toBe(1);
     // The shutdown's order (WorkerLifecycle, then the executor's hook): claiming stops first.
