@@ -19,9 +19,9 @@ import {
   prepareRig,
   releaseRig,
   type BaselineSample,
-  type ClientSide,
   type DecisionSample,
   type Rig,
+  sideOf,
   warmUp,
 } from './p1-measure';
 
@@ -55,9 +55,6 @@ async function waitingRuns(rig: Rig, count: number): Promise<WaitingRun[]> {
     count,
   );
 }
-
-/** Every other decision from the client host's process, the rest from the app's. */
-const sideOf = (i: number): ClientSide => (i % 2 === 0 ? 'own' : 'app');
 
 async function measure(rig: Rig, plan: Plan) {
   // warm-up: JIT, pools, the HTTP keep-alive connections, the subscribers' sockets

@@ -50,6 +50,9 @@ export interface Rig {
 /** Where a decision's client runs: a process of its own, or the app's (sharing its event loop). */
 export type ClientSide = 'own' | 'app';
 
+/** Every other decision from the client host's process, the rest from the app's. */
+export const sideOf = (i: number): ClientSide => (i % 2 === 0 ? 'own' : 'app');
+
 export async function prepareRig(db: BenchDatabase): Promise<Rig> {
   // why: inline decisions continue in this process, so the first event of the continuation
   // is published by the request that decided (docs/decisions.md, "Two paths").
@@ -215,7 +218,7 @@ export async function warmUp(rig: Rig, count: number): Promise<void> {
   const workspaces = Array.from({ length: count }, (_, i) => WARM_WORKSPACES_FROM + i);
   const ids = await cloneWaitingRuns(rig.observer, rig.app.app.get(StateVault), template.runId, workspaces);
   for (const [i, runId] of ids.entries()) {
-    const sample = await measureDecision(rig, { ...template, runId }, 0, i % 2 === 0 ? 'own' : 'app');
+    const sample = await measureDecision(rig, { ...template, runId }, 0, sideOf(i));
     const problems = decisionProblems(sample);
     if (problems.length > 0) throw new Error(`warm-up decision failed: ${problems.join('; ')}`);
   }
