@@ -17,7 +17,11 @@ export interface ProgressFrame {
 /** One decision as its client saw it, on the caller's clock. */
 export interface ClientDecision {
   readonly answer: Answer;
-  /** approveRun about to be written to the socket. */
+  /**
+   * approveRun about to be sent: before the client builds its HTTP request (the URL, the
+   * `ClientRequest`, the agent's socket): a standalone pair measured that part at 0.17 ms
+   * (bench/README.md, "Issue 13, twenty-first round").
+   */
   readonly sentAt: number;
   /** The receipt parsed. */
   readonly receiptAt: number;
