@@ -1,4 +1,4 @@
-import { INestApplication, Logger, LogLevel, ValidationPipe } from '@nestjs/common';
+import { INestApplication, Logger, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger as PinoLogger } from 'nestjs-pino';
@@ -10,6 +10,7 @@ import { DatabaseTarget } from './platform/database/data-source-options';
 import { AuthFailureLimiter } from './platform/auth/auth-failures';
 import { Authenticator } from './platform/auth/authenticator';
 import { earlyTokenCheck } from './platform/graphql/early-token-check';
+import { API_VALIDATION, CompiledValidationPipe } from './platform/http/compiled-validation.pipe';
 import { originAllowed } from './platform/http/origin-policy';
 import { requestIdScope } from './platform/logging/logger-params';
 import { StartupQuietLogger } from './platform/logging/startup-quiet-logger';
@@ -92,10 +93,8 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
       : null,
   );
   // why: class-validator failures surface as a 400 exception, which the GraphQL error
-  // formatter maps to BAD_USER_INPUT.
-  app.useGlobalPipes(
-    new ValidationPipe({ transform: true, forbidUnknownValues: false, validationError: { target: false } }),
-  );
+  // formatter maps to BAD_USER_INPUT; valid inputs pass a compiled check of the same rules.
+  app.useGlobalPipes(new CompiledValidationPipe(API_VALIDATION));
   if (config.corsOrigins.length > 0) app.enableCors(corsDelegate(config.corsOrigins));
   Logger.flush();
   return app;
