@@ -70,10 +70,6 @@ const ajv = new Ajv({ allErrors: false, strict: false, unicodeRegExp: false, log
 export class CompiledValidationPipe extends ValidationPipe {
   private readonly checks = new WeakMap<InputClass, ValidateFunction | null>();
 
-  constructor(options: ValidationPipeOptions) {
-    super(options);
-  }
-
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const metatype = metadata.metatype as InputClass | undefined;
     const eligible = this.isTransformEnabled && !this.expectedType && this.toValidate(metadata);
@@ -129,6 +125,8 @@ function compile(metatype: InputClass): ValidateFunction | null {
   const required: string[] = [];
   for (const [property, own] of byProperty) {
     const checks = own.filter((r) => r.type === CUSTOM).map(ruleSchema);
+    // why: a rule without a schema of its own leaves the whole class to class-validator.
+    if (checks.some((c) => c === null)) return null;
     const all: Schema = checks.length > 0 ? { allOf: checks } : {};
     // why: IsOptional lets null and undefined through without checking anything else; every
     // other rule here refuses undefined, so a property without it must be there.
@@ -140,12 +138,10 @@ function compile(metatype: InputClass): ValidateFunction | null {
 }
 
 /** One rule's JSON Schema, converted alone by class-validator-jsonschema's converter for it. */
-function ruleSchema(rule: ValidationMetadata): Schema {
+function ruleSchema(rule: ValidationMetadata): Schema | null {
   const converter = defaultConverters[rule.name ?? ''];
   const converted = typeof converter === 'function' ? converter(rule, defaultOptions) : converter;
-  if (!converted || '$ref' in converted)
-    throw new Error(`No JSON Schema for ${rule.name} on ${rule.propertyName}`);
-  return converted as Schema;
+  return converted && !('$ref' in converted) ? (converted as Schema) : null;
 }
 
 function faithful(rule: ValidationMetadata): boolean {
@@ -157,8 +153,7 @@ function faithful(rule: ValidationMetadata): boolean {
 }
 
 /** Whether class-transformer changes a value of this class (its rules would then see another). */
-function transformsValues(metatype: InputClass, properties: readonly string[]): boolean {
-  const target = metatype;
+function transformsValues(target: InputClass, properties: readonly string[]): boolean {
   return (
     transformerMetadata.getStrategy(target) !== 'none' ||
     transformerMetadata.getExposedMetadatas(target).length > 0 ||
