@@ -201,11 +201,15 @@ export class RunDecisions {
       if (recorded === null) throw await this.lostClaim(on);
       await take.alongside?.(recorded.at);
       tx.afterCommit(() => this.metrics.decisionTaken(decision.kind, 'durable'));
-      tx.afterCommit(async () => {
-        await this.events.inboxChanged(run.id);
-        await this.events.progress(run.id, run.stepCount, 'DECISION_RECORDED', run.turn);
-        await this.signal.notify();
-      });
+      // why: side by side, the run's own stream first: over Redis each publish is a round trip,
+      // which the decider's receipt would otherwise wait for one after another.
+      tx.afterCommit(() =>
+        Promise.all([
+          this.events.progress(run.id, run.stepCount, 'DECISION_RECORDED', run.turn),
+          this.events.inboxChanged(run.id),
+          this.signal.notify(),
+        ]).then(() => undefined),
+      );
       const now = {
         ...run,
         status: 'DECISION_RECORDED',
@@ -259,9 +263,16 @@ export class RunDecisions {
     return lostToAnother();
   }
 
+  /**
+   * The claimed run's step on its streams and the inbox's change, side by side and the run's
+   * own first. why: over Redis each publish is a round trip; the decider's first event should
+   * not wait for the inbox's, nor the receipt for both one after the other.
+   */
   private async announceClaim(run: RunView, step: Step, sequence: number): Promise<void> {
-    await this.events.inboxChanged(run.id);
-    await this.events.step(run.id, { ...step, sequence, at: new Date().toISOString() }, 'RUNNING', run.turn);
+    await Promise.all([
+      this.events.step(run.id, { ...step, sequence, at: new Date().toISOString() }, 'RUNNING', run.turn),
+      this.events.inboxChanged(run.id),
+    ]);
   }
 }
 

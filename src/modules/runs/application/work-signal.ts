@@ -1,36 +1,24 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { DATABASE_TARGET } from '../../../platform/database/database.module';
-import type { DatabaseTarget } from '../../../platform/database/data-source-options';
+import { Injectable } from '@nestjs/common';
 import { EventBus } from '../../../platform/pubsub/event-bus';
+
+export { WORK_CHANNEL } from '../persistence/run-rows';
 
 /** The bus topic that tells workers there is work (a queued run, a recorded decision). */
 export const WORK_TOPIC = 'work.available';
-/** The PostgreSQL channel workers LISTEN on. */
-export const WORK_CHANNEL = 'countersign_work';
 
 /**
- * Tells workers at once that there is new work: on the event bus (in-process, or Redis across
- * instances) and, on PostgreSQL, with NOTIFY. Workers also poll every second, so a lost signal
- * only costs latency.
+ * Tells workers at once that there is new work, after the commit that made it, on the event bus
+ * (this process's worker, or every instance's through Redis). Workers in processes of their own
+ * LISTEN on PostgreSQL (`WORK_CHANNEL`) and hear of the work from the statement that wrote it,
+ * at its commit (`NOTIFY_WORKERS`: a queued run's insert, a durable decision's record), so no
+ * statement of its own follows the write. Workers also poll every second, so a lost signal only
+ * costs latency.
  */
 @Injectable()
 export class WorkSignal {
-  private readonly logger = new Logger(WorkSignal.name);
-
-  constructor(
-    private readonly bus: EventBus,
-    private readonly dataSource: DataSource,
-    @Inject(DATABASE_TARGET) private readonly target: DatabaseTarget,
-  ) {}
+  constructor(private readonly bus: EventBus) {}
 
   async notify(): Promise<void> {
     await this.bus.publish(WORK_TOPIC, {});
-    if (this.target.kind !== 'postgres') return;
-    try {
-      await this.dataSource.query(`SELECT pg_notify('${WORK_CHANNEL}', '')`);
-    } catch (e) {
-      this.logger.warn(`NOTIFY failed: ${(e as Error).message}`);
-    }
   }
 }

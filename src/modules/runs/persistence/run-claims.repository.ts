@@ -8,6 +8,7 @@ import type { RunView } from '../core/run-view';
 import { RunEntity } from './run.entity';
 import {
   deadlineGuard,
+  NOTIFY_WORKERS,
   type ClaimedRun,
   type ClaimRider,
   type ClaimTaken,
@@ -87,7 +88,8 @@ export class RunClaimsRepository {
   /**
    * The durable claim and the rider (the decision record), in one statement: WAITING_* ->
    * DECISION_RECORDED with the decision sealed into the checkpoint, guarded like the inline
-   * claim. Null: another decision got there first, and the rider wrote nothing.
+   * claim; the workers LISTENing hear of it when it commits (`NOTIFY_WORKERS`). Null: another
+   * decision got there first, and the rider wrote nothing.
    */
   async recordDecision(claim: DecisionClaimWrite, rider: ClaimRider): Promise<ClaimTaken | null> {
     const rows = await directQuery<{ at: Date }>(
@@ -98,7 +100,7 @@ export class RunClaimsRepository {
           WHERE id = $1 AND status = $2 AND turn = $3 AND turn_digest = $4 AND ${deadlineGuard(claim)}
           RETURNING id),
        rider AS (${rider.sql(6)})
-       SELECT now() AS at FROM claimed`,
+       SELECT now() AS at, ${NOTIFY_WORKERS} FROM claimed`,
       [claim.runId, claim.from, claim.turn, claim.turnDigest, claim.checkpoint, ...rider.params],
     );
     return rows[0] ?? null;

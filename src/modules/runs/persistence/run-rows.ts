@@ -5,6 +5,17 @@ import type { RunView } from '../core/run-view';
 
 // The shapes the runs repositories take and give, and the SQL result helpers they share.
 
+/** The PostgreSQL channel workers LISTEN on for new work (a queued run, a recorded decision). */
+export const WORK_CHANNEL = 'countersign_work';
+
+/**
+ * Tells the workers LISTENing on PostgreSQL of the work a statement makes, from inside that
+ * statement (a select-list item over the rows it wrote). why: a NOTIFY is delivered when its
+ * transaction commits and dropped when it rolls back, so a worker hears of exactly the work that
+ * committed, and the write needs no statement of its own to announce it.
+ */
+export const NOTIFY_WORKERS = `pg_notify('${WORK_CHANNEL}', '')`;
+
 /** The lease a process holds while it executes a run. */
 export interface Lease {
   readonly runId: string;

@@ -5,6 +5,7 @@ import { managerOf } from '../../../platform/database/transaction-runner';
 import {
   affectsOne,
   CLEAR_LEASE,
+  NOTIFY_WORKERS,
   type CarriedCompletion,
   type EffectWriteRider,
   type Lease,
@@ -110,13 +111,15 @@ export class RunsRepository {
     );
   }
 
-  /** Inserts a run that waits QUEUED for a worker. */
+  /** Inserts a run that waits QUEUED for a worker, and tells the workers LISTENing (`NOTIFY_WORKERS`). */
   async insertQueued(run: NewRun): Promise<void> {
     await this.m().query(
-      `INSERT INTO run (id, configuration_id, owner_id, workspace_id, subject_page_id, subject_language_id,
-         max_iterations, status, checkpoint, predecessor_run_id, skill_invocation, process_pin, dropped_process,
-         chat_turn)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, 'QUEUED', $8, $9, $10, $11, $12, $13)`,
+      `WITH queued AS (
+         INSERT INTO run (id, configuration_id, owner_id, workspace_id, subject_page_id, subject_language_id,
+           max_iterations, status, checkpoint, predecessor_run_id, skill_invocation, process_pin, dropped_process,
+           chat_turn)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, 'QUEUED', $8, $9, $10, $11, $12, $13) RETURNING id)
+       SELECT ${NOTIFY_WORKERS} FROM queued`,
       [
         run.id,
         run.configurationId,
