@@ -3,6 +3,7 @@ export { PagesService } from './application/pages.service';
 export type { PageAccess, PageRead, PageTextUpdate, PageTextUpdateResult } from './application/pages.service';
 export type { GuardedTextWrite } from './persistence/guarded-text-write';
 export { PageAccessLookup } from './application/page-access-lookup';
+export type { PageTextLocator, TextReads } from './application/text-reads';
 export {
   editableLanguageIds,
   editableLanguages,

@@ -1,6 +1,8 @@
 import { DataSource } from 'typeorm';
 import { PagesService } from '../../../src/modules/content/application/pages.service';
 import { TransactionRunner } from '../../../src/platform/database/transaction-runner';
+import type { TextReads } from '../../../src/modules/content';
+import { StatementLog } from '../../support/statement-log';
 import { itOnPostgres } from '../../support/test-database';
 import { pagesOnDemoData, refusalOf } from './pages-support';
 
@@ -219,6 +221,68 @@ describe('PagesService on a real database', () => {
         seoTitle: 'Another',
       });
       expect(lines).toEqual(['seoTitle: "A sharper SEO title" → "Another"']);
+    });
+  });
+
+  describe('readAhead', () => {
+    it('reads several texts in one statement; each serves its first plan, judged for the user', async () => {
+      const at = [
+        { pageId: ids.Home!, languageId: 0, workspaceId: 3 },
+        { pageId: ids.Home!, languageId: 0, workspaceId: 42 },
+        { pageId: 987_654, languageId: 0, workspaceId: 0 },
+        { pageId: ids.About!, languageId: 0, workspaceId: 0 },
+      ];
+      const log = StatementLog.open();
+      let reads: TextReads;
+      try {
+        reads = await pages.readAhead(at);
+      } finally {
+        log.close();
+      }
+      expect(log.statements).toHaveLength(1);
+      // the workspace's own row; live where the workspace has none; null for no such page
+      expect(reads.take(at[0]!)?.text).toMatchObject({ workspaceId: 3, seoTitle: 'A sharper SEO title' });
+      expect(reads.take(at[0]!)).toBeUndefined();
+      expect(reads.take(at[1]!)?.text).toMatchObject({ workspaceId: 0, seoTitle: 'Demo: home' });
+      expect(reads.take(at[2]!)).toBeNull();
+
+      const again = await pages.readAhead(at);
+      const planned = StatementLog.open();
+      try {
+        const write = await pages.planGuardedTextUpdate(
+          users.alice!,
+          { ...at[1]!, seoTitle: 'Read ahead' },
+          undefined,
+          again,
+        );
+        expect(typeof write).toBe('object');
+        // judged for the user on the read: erin may not see About
+        const hidden = await refusalOf(
+          pages.planGuardedTextUpdate(users.erin!, { ...at[3]!, title: 'x' }, undefined, again),
+        );
+        expect(hidden.code).toBe('PAGE_NOT_ACCESSIBLE');
+        expect(
+          await refusalOf(
+            pages.planGuardedTextUpdate(users.admin!, { ...at[2]!, title: 'x' }, undefined, again),
+          ),
+        ).toMatchObject({ code: 'PAGE_NOT_ACCESSIBLE' });
+      } finally {
+        planned.close();
+      }
+      expect(planned.statements).toEqual([]);
+      // a second plan of a text already taken reads it itself
+      const second = StatementLog.open();
+      try {
+        await pages.planGuardedTextUpdate(
+          users.alice!,
+          { ...at[1]!, seoTitle: 'Read ahead' },
+          undefined,
+          again,
+        );
+      } finally {
+        second.close();
+      }
+      expect(second.statements).toHaveLength(1);
     });
   });
 

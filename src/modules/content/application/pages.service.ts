@@ -28,7 +28,9 @@ import {
   previewLines,
 } from '../core/page-text-changes';
 import { ContentRepository } from '../persistence/content.repository';
+import type { PageWithText } from '../persistence/page-rows';
 import { guardedCopy, guardedUpdate, type GuardedTextWrite } from '../persistence/guarded-text-write';
+import { TextReads, type PageTextLocator } from './text-reads';
 
 /** A change of one page's text in one language and workspace, on behalf of a user. */
 export interface PageTextUpdate extends PageTextPatch {
@@ -267,8 +269,9 @@ export class PagesService {
     user: ContentUser,
     input: PageTextUpdate,
     before?: (current: PageTextFields) => void,
+    ahead?: TextReads,
   ): Promise<GuardedTextWrite | 'unchanged' | 'no-text'> {
-    const { text } = await this.writableText(user, input, false);
+    const { text } = await this.writableText(user, input, false, ahead?.take(input));
     if (!text) return 'no-text';
     before?.(text);
     const changes = pageTextChanges(text, input);
@@ -277,6 +280,15 @@ export class PagesService {
     return text.workspaceId === input.workspaceId
       ? guardedUpdate(at, text, changes)
       : guardedCopy(at, text, applyPageTextChanges(text, changes));
+  }
+
+  /**
+   * The texts guarded writes will start from, for several at once (one statement), to hand to
+   * `planGuardedTextUpdate`; the user's rights are judged there, on this read.
+   */
+  async readAhead(at: readonly PageTextLocator[]): Promise<TextReads> {
+    const reads = await this.repository.findPagesAccessWithTexts(at);
+    return new TextReads(at.map((l, i) => [l, reads[i] ?? null] as const));
   }
 
   /**
@@ -321,20 +333,22 @@ export class PagesService {
   /**
    * The page and its current text (workspace row, else live) once the user may write it:
    * BAD_USER_INPUT (ids), PAGE_NOT_ACCESSIBLE (unknown or hidden page, or one the user may not
-   * edit), LANGUAGE_NOT_ACCESSIBLE. One statement, run for every preview and write.
+   * edit), LANGUAGE_NOT_ACCESSIBLE. One statement, run for every preview and write, unless the
+   * page and text were `read` ahead already (null: no such page).
    */
   private async writableText(
     user: ContentUser,
     input: PageTextUpdate,
     lock: boolean,
+    read?: PageWithText | null,
   ): Promise<{ page: PageView; text: PageTextView | null }> {
     checkLanguageAndWorkspace(input.languageId, input.workspaceId);
-    const found = await this.repository.findPageAccessWithText(
-      input.pageId,
-      input.languageId,
-      input.workspaceId,
-      { lock },
-    );
+    const found =
+      read !== undefined
+        ? read
+        : await this.repository.findPageAccessWithText(input.pageId, input.languageId, input.workspaceId, {
+            lock,
+          });
     if (!found || !mayShowPage(user, found.page)) throw pageNotAccessible(input.pageId);
     const { page, text } = found;
     if (!mayEditPage(user, page)) throw pageNotAccessible(page.id, 'edit');

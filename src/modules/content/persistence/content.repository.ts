@@ -6,6 +6,20 @@ import { managerOf } from '../../../platform/database/transaction-runner';
 import { PageSearchHit, PageTextView, PageView, SiteLanguageView, SiteView } from '../core/content.types';
 import { PageTextChange, PageTextFields } from '../core/page-text-changes';
 import { PAGE_TEXT_COLUMNS } from './guarded-text-write';
+import {
+  PAGE_ACCESS_WITH_LOCKED_TEXT,
+  PAGE_ACCESS_WITH_TEXT,
+  PAGE_COLUMNS,
+  PAGE_WITH_TEXT,
+  PAGES_ACCESS_WITH_TEXTS,
+  SITE_LANGUAGE_IDS,
+  siteLanguageIdsOf,
+  toPageView,
+  toPageWithText,
+  type PageRow,
+  type PageWithText,
+  type PageWithTextRow,
+} from './page-rows';
 import { PageTextEntity } from './page-text.entity';
 import { PageEntity } from './page.entity';
 import { SiteLanguageEntity } from './site-language.entity';
@@ -13,98 +27,6 @@ import { SiteEntity } from './site.entity';
 
 /** Subtree roots for a permission filter in SQL; `'all'` means no filter (admins). */
 export type RootsFilter = 'all' | readonly number[];
-
-/** The language ids of the site of the page under `alias`, ascending ('{}' outside every site). */
-const siteLanguageIdsOf = (alias: string): string =>
-  `COALESCE((SELECT array_agg(l.language_id ORDER BY l.language_id) FROM site_language l
-                         WHERE l.site_id = ${alias}.site_id), '{}')`;
-/** The same as a column of `p`. */
-const SITE_LANGUAGE_IDS = `${siteLanguageIdsOf('p')} AS site_language_ids`;
-
-/** The page columns a `PageRow` holds. */
-const PAGE_COLUMNS = ['id', 'parent_id', 'site_id', 'slug', 'sorting', 'rootline'] as const;
-
-/**
- * A page (`$1`) with its text in one language (`$2`): the workspace's (`$3`) own row, else the
- * live one. `languages` adds the site's language ids. `lock` locks the row the text comes from
- * inside the caller's transaction: the workspace's own row for update (the write replaces it),
- * else the live row for share. why: a first write into a workspace only copies live, so live
- * must not change under it, but first writes into other workspaces of the same page need not
- * wait for it (with an update lock on live they queued behind one another's commits). One
- * text per variant, so each is prepared.
- */
-function pageWithTextSql(languages: boolean, lock: boolean): string {
-  const text = (column: string) =>
-    `CASE WHEN w.workspace_id IS NOT NULL THEN w.${column} ELSE l.${column} END`;
-  return `SELECT p.id, p.parent_id, p.site_id, p.slug, p.sorting, p.rootline,${languages ? ` ${SITE_LANGUAGE_IDS},` : ''}
-              COALESCE(w.workspace_id, l.workspace_id) AS t_workspace_id, ${text('title')} AS title,
-              ${text('body')} AS body, ${text('seo_title')} AS seo_title, ${text('seo_description')} AS seo_description
-         FROM page p
-         LEFT JOIN LATERAL (
-           SELECT workspace_id, title, body, seo_title, seo_description FROM page_text
-            WHERE page_id = p.id AND language_id = $2 AND workspace_id = $3${lock ? ' FOR UPDATE' : ''}) w ON true
-         LEFT JOIN LATERAL (
-           SELECT workspace_id, title, body, seo_title, seo_description FROM page_text
-            WHERE page_id = p.id AND language_id = $2 AND workspace_id = 0 AND w.workspace_id IS NULL${lock ? ' FOR SHARE' : ''}) l ON true
-        WHERE p.id = $1`;
-}
-
-const PAGE_WITH_TEXT = pageWithTextSql(false, false);
-const PAGE_ACCESS_WITH_TEXT = pageWithTextSql(true, false);
-const PAGE_ACCESS_WITH_LOCKED_TEXT = pageWithTextSql(true, true);
-
-interface PageWithTextRow extends PageRow {
-  site_language_ids?: number[];
-  t_workspace_id: number | null;
-  title: string | null;
-  body: string | null;
-  seo_title: string | null;
-  seo_description: string | null;
-}
-
-/** A page, its text (see `pageWithTextSql`) and, where asked for, its site's language ids. */
-export interface PageWithText {
-  readonly page: PageView;
-  readonly text: PageTextView | null;
-  readonly siteLanguageIds: number[];
-}
-
-function toPageWithText(row: PageWithTextRow, languageId: number): PageWithText {
-  const text: PageTextView | null =
-    row.t_workspace_id === null
-      ? null
-      : {
-          pageId: Number(row.id),
-          languageId,
-          workspaceId: Number(row.t_workspace_id),
-          title: row.title ?? '',
-          body: row.body ?? '',
-          seoTitle: row.seo_title,
-          seoDescription: row.seo_description,
-        };
-  return { page: toPageView(row), text, siteLanguageIds: (row.site_language_ids ?? []).map(Number) };
-}
-
-interface PageRow {
-  id: number;
-  parent_id: number | null;
-  site_id: number | null;
-  slug: string;
-  sorting: number;
-  rootline: number[];
-}
-
-export function toPageView(p: PageEntity | PageRow): PageView {
-  const row = p as Partial<PageEntity> & Partial<PageRow>;
-  return {
-    id: Number(row.id),
-    parentId: row.parentId ?? row.parent_id ?? null,
-    siteId: row.siteId ?? row.site_id ?? null,
-    slug: row.slug ?? '',
-    sorting: row.sorting ?? 0,
-    rootline: (row.rootline ?? []).map(Number),
-  };
-}
 
 function toTextView(t: PageTextEntity): PageTextView {
   return {
@@ -290,6 +212,26 @@ export class ContentRepository {
   ): Promise<PageWithText | null> {
     const sql = options.lock ? PAGE_ACCESS_WITH_LOCKED_TEXT : PAGE_ACCESS_WITH_TEXT;
     return this.pageWithText(sql, pageId, languageId, workspaceId);
+  }
+
+  /**
+   * `findPageAccessWithText` (unlocked) for several page texts at once, in one statement: one
+   * answer per locator, in their order, null for an unknown page.
+   */
+  async findPagesAccessWithTexts(
+    at: ReadonlyArray<{ pageId: number; languageId: number; workspaceId: number }>,
+  ): Promise<Array<PageWithText | null>> {
+    if (at.length === 0) return [];
+    const rows = await directQuery<PageWithTextRow & { k: string }>(this.m(), PAGES_ACCESS_WITH_TEXTS, [
+      at.map((l) => l.pageId),
+      at.map((l) => l.languageId),
+      at.map((l) => l.workspaceId),
+    ]);
+    const found = new Map(rows.map((r) => [Number(r.k) - 1, r]));
+    return at.map((l, i) => {
+      const row = found.get(i);
+      return row ? toPageWithText(row, l.languageId) : null;
+    });
   }
 
   /** One of the `pageWithTextSql` statements for a page. */

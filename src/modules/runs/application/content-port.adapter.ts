@@ -15,7 +15,7 @@ import {
 } from '../../../agent';
 import type { AuthUser } from '../../../platform/auth/auth-user';
 import { isRefusal } from '../../../common/refusal';
-import type { GuardedTextWrite, PagesService } from '../../content';
+import type { GuardedTextWrite, PagesService, TextReads } from '../../content';
 
 /**
  * Thrown inside a call's one-statement unit when its write cannot go in the completion's
@@ -54,6 +54,8 @@ export class OwnerContentPort implements ContentPort {
     private readonly pages: PagesService,
     private readonly owner: AuthUser,
     private readonly fence?: WriteFence,
+    /** Texts read ahead for this segment's writes (`Segment.readAhead`). */
+    private readonly ahead?: TextReads,
   ) {}
 
   async readPage(_owner: RunOwner, at: PageLocator): Promise<PortResult<PageView>> {
@@ -108,7 +110,7 @@ export class OwnerContentPort implements ContentPort {
         // why: the write goes with the call's completion; where it cannot (no text to start
         // from, a second write in the call), the call runs again in a transaction that writes
         // it here.
-        const write = await this.pages.planGuardedTextUpdate(this.owner, input, before);
+        const write = await this.pages.planGuardedTextUpdate(this.owner, input, before, this.ahead);
         if (write === 'no-text') throw new CarriedWriteLost();
         if (write !== 'unchanged' && !fence.carry(write)) throw new CarriedWriteLost();
       } else {

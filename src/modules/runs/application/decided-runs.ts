@@ -1,12 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { RunReadsRepository } from '../persistence/run-reads.repository';
 import { RunClaimsRepository } from '../persistence/run-claims.repository';
-import { decisionStep, type PendingTurn } from '../../../agent';
+import { decisionStep, type PendingCall, type PendingTurn } from '../../../agent';
 import type { ErrorCode } from '../../../common/error-codes';
 import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
 import type { AuthUser } from '../../../platform/auth/auth-user';
 import type { ConfigurationSettings } from '../../configurations';
+import { PagesService, type PageTextLocator, type TextReads } from '../../content';
 import type { Checkpoint } from '../core/checkpoint';
 import { RunsRepository, type ClaimedRun } from '../persistence/runs.repository';
 import { RunEventsPublisher } from './run-events';
@@ -51,6 +52,7 @@ export class DecidedRuns {
     private readonly executor: RunExecutor,
     private readonly settler: RunSettler,
     private readonly events: RunEventsPublisher,
+    private readonly pages: PagesService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -90,7 +92,10 @@ export class DecidedRuns {
         lease: claim.lease,
         step: decisionStep(decided.decision, decided.state, how.deciderId),
       }));
-    const sequences = await this.repository.appendSteps(fresh, this.config.runLeaseSeconds);
+    const [sequences, readAhead] = await Promise.all([
+      this.repository.appendSteps(fresh, this.config.runLeaseSeconds),
+      this.readAhead(entries),
+    ]);
     const steps = new Map(fresh.map(({ lease, step }) => [lease.runId, step]));
     for (const { claim, decided, how } of entries) {
       const { run, lease } = claim;
@@ -114,10 +119,26 @@ export class DecidedRuns {
           configuration: how.configuration,
           checkpoint: decided,
           ...(how.owner ? { owner: how.owner } : {}),
+          ...(readAhead ? { readAhead } : {}),
         },
         'when-free',
       );
     }
+  }
+
+  /**
+   * The page texts the approved calls of these runs start from, in one statement for all of
+   * them (none without such a call). why: the pickup's other reads are shared by its runs
+   * already, and each write's own read was a statement per run; the write is still guarded on
+   * the text it starts from when it is sent (`PagesService.readAhead`).
+   */
+  private async readAhead(entries: readonly DecisionToCarryOut[]): Promise<TextReads | null> {
+    const at = entries.flatMap(({ claim, decided }) =>
+      decided.decision.kind === 'approve' && decided.state.pending?.kind === 'APPROVAL'
+        ? decided.state.pending.calls.flatMap((call) => pageTextOf(call, claim.run.workspaceId))
+        : [],
+    );
+    return at.length > 0 ? this.pages.readAhead(at) : null;
   }
 
   /** Back to the waiting state with the paused state it had, and why; false when fenced out. */
@@ -140,4 +161,11 @@ export class DecidedRuns {
   async fail(claim: ClaimedRun, message: string): Promise<void> {
     await this.settler.settle({ lease: claim.lease }, { kind: 'FAILED', reason: 'NOT_RETRYABLE', message });
   }
+}
+
+/** The page text a write call names (a page and a language, in the run's workspace), if any. */
+function pageTextOf(call: PendingCall, workspaceId: number): PageTextLocator[] {
+  const { pageId, languageId } = call.arguments;
+  if (!call.writes || !Number.isInteger(pageId) || !Number.isInteger(languageId)) return [];
+  return [{ pageId: pageId as number, languageId: languageId as number, workspaceId }];
 }

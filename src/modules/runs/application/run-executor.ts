@@ -263,7 +263,7 @@ export class RunExecutor implements OnApplicationShutdown {
         live.steps,
       ),
       tools: this.tools,
-      content: new OwnerContentPort(this.pages, owner, live.writes.fence()),
+      content: new OwnerContentPort(this.pages, owner, live.writes.fence(), segment.readAhead),
       signal,
       // why: kept, and stored with the next ones before the segment's next model call, effect
       // or settle (KeptSteps): one commit for a round's steps instead of one each.

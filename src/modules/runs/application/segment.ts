@@ -1,6 +1,7 @@
 import { storedAnswer, type Decision, type RunOutcome } from '../../../agent';
 import type { AuthUser } from '../../../platform/auth/auth-user';
 import type { ConfigurationSettings } from '../../configurations';
+import type { TextReads } from '../../content';
 import type { Checkpoint } from '../core/checkpoint';
 import type { RunView } from '../core/run-view';
 import type { Lease } from '../persistence/runs.repository';
@@ -22,6 +23,11 @@ export interface Segment {
    * with the run); else a run without a subject page looks its default page up.
    */
   readonly pageId?: number;
+  /**
+   * Page texts the launcher read ahead for the writes the segment will carry out (a worker's
+   * pickup reads those of every run it took in one statement); else each write reads its own.
+   */
+  readonly readAhead?: TextReads;
 }
 
 /** Where the outcome leaves the run; null for a cancel (nothing to settle here). */
