@@ -103,6 +103,47 @@ export async function startResting(
   return run.id;
 }
 
+/**
+ * demo-editor runs (alice's) waiting to write a new SEO title on a page, one per workspace, each
+ * approved by carol on the durable path while a worker's heartbeat is live: recorded, left for a
+ * pickup the test starts itself.
+ */
+export async function recordedEdits(
+  t: TestApp,
+  configurationId: string,
+  pageId: string,
+  workspaces: readonly number[],
+): Promise<string[]> {
+  const runIds: string[] = [];
+  for (const workspaceId of workspaces) {
+    runIds.push(
+      await startResting(t, 'alice', {
+        configurationId,
+        prompt: 'SEO please',
+        subjectPageId: pageId,
+        workspaceId,
+      }),
+    );
+  }
+  await t.dataSource.query(
+    `INSERT INTO worker_heartbeat (worker_id, name) VALUES ('recorded-edits-worker', 'worker:test')
+     ON CONFLICT (worker_id) DO UPDATE SET last_seen = now()`,
+  );
+  try {
+    for (const runId of runIds) {
+      const res = await decide(t, 'approve', 'carol', {
+        runId,
+        turnDigest: await digestOf(t, runId),
+        path: 'DURABLE',
+      });
+      if (receiptOf(res).path !== 'DURABLE') throw new Error(`run ${runId} was not recorded DURABLE`);
+    }
+  } finally {
+    await t.dataSource.query(`DELETE FROM worker_heartbeat WHERE worker_id = 'recorded-edits-worker'`);
+  }
+  return runIds;
+}
+
 /** What a decision may change, read straight from the database. */
 export interface Effects {
   status: string;

@@ -78,6 +78,8 @@ describe('ConfigurationsService on a real database', () => {
     expect(gone.deletedAt).toBeInstanceOf(Date);
     const many = await s.configurations.getByIds([restrictedId, restrictedId, 999_999]);
     expect([...many.keys()]).toEqual([restrictedId]);
+    // read together or alone, the same row: every column mapped alike (options, groups, dates)
+    expect(many.get(restrictedId)).toEqual(gone);
     expect(await codeOf(s.configurations.getById(999_999))).toBe('NOT_FOUND');
     // an upsert of the same identifier brings it back, same id
     const back = await s.admin.upsertConfiguration(s.adminCtx, {

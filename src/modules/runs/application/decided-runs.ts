@@ -97,33 +97,38 @@ export class DecidedRuns {
       this.readAhead(entries),
     ]);
     const steps = new Map(fresh.map(({ lease, step }) => [lease.runId, step]));
-    for (const { claim, decided, how } of entries) {
-      const { run, lease } = claim;
-      let stepCount = run.stepCount;
-      const step = steps.get(run.id);
-      if (step) {
-        const sequence = sequences.get(run.id);
-        if (sequence === undefined) continue; // fenced out: another process holds the run now
-        stepCount = sequence;
-        await this.events.step(
-          run.id,
-          { ...step, sequence, at: new Date().toISOString() },
-          'RUNNING',
-          run.turn,
+    // why: each run's decision step goes out before its continuation starts (its later events
+    // follow it), but the runs do not wait for one another: over Redis every publish is a round
+    // trip, and a pickup of ten runs launched its last one ten round trips late.
+    await Promise.all(
+      entries.map(async ({ claim, decided, how }) => {
+        const { run, lease } = claim;
+        let stepCount = run.stepCount;
+        const step = steps.get(run.id);
+        if (step) {
+          const sequence = sequences.get(run.id);
+          if (sequence === undefined) return; // fenced out: another process holds the run now
+          stepCount = sequence;
+          await this.events.step(
+            run.id,
+            { ...step, sequence, at: new Date().toISOString() },
+            'RUNNING',
+            run.turn,
+          );
+        }
+        this.executor.launch(
+          {
+            lease,
+            run: { ...run, stepCount },
+            configuration: how.configuration,
+            checkpoint: decided,
+            ...(how.owner ? { owner: how.owner } : {}),
+            ...(readAhead ? { readAhead } : {}),
+          },
+          'when-free',
         );
-      }
-      this.executor.launch(
-        {
-          lease,
-          run: { ...run, stepCount },
-          configuration: how.configuration,
-          checkpoint: decided,
-          ...(how.owner ? { owner: how.owner } : {}),
-          ...(readAhead ? { readAhead } : {}),
-        },
-        'when-free',
-      );
-    }
+      }),
+    );
   }
 
   /**

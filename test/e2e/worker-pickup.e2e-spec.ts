@@ -1,7 +1,8 @@
 import { PagesService } from '../../src/modules/content';
+import { EventBus } from '../../src/platform/pubsub/event-bus';
 import { RunExecutor } from '../../src/modules/runs';
 import { QueuedRunPicker } from '../../src/modules/worker';
-import { decide, digestOf, receiptOf, startResting } from '../support/decisions';
+import { recordedEdits } from '../support/decisions';
 import { demoIds, waitForRest } from '../support/runs';
 import { StatementLog, type LoggedStatement } from '../support/statement-log';
 import { bootTestApp, TestApp } from '../support/test-app';
@@ -11,13 +12,17 @@ const isReadAhead = (s: LoggedStatement) =>
   /FROM unnest\(\$1::int\[\], \$2::int\[\], \$3::int\[\]\)/.test(s.text);
 /** A write's own read of its page text (one page). */
 const isOwnRead = (s: LoggedStatement) => /LEFT JOIN LATERAL[\s\S]*WHERE p\.id = \$1$/.test(s.text);
+/** A run's count-only progress topic. */
+const PROGRESS = /^run\.progress\.(.+)$/;
 
 /**
- * A worker's pickup reads the page texts the approved writes of all the runs it took start from
- * in one statement (docs/run-lifecycle.md, "The write of an approved call"); each write is still
- * guarded on the text it starts from when it is sent.
+ * What a worker's pickup does for all the runs it took at once (docs/run-lifecycle.md): it reads
+ * the page texts their approved writes start from in one statement ("The write of an approved
+ * call"), each write still guarded on the text it starts from when it is sent; and it publishes
+ * their decision steps side by side, each run's before its own continuation starts
+ * (docs/decisions.md, "The worker side and hand-backs").
  */
-describe('a worker pickup reads its writes ahead', () => {
+describe('a worker pickup', () => {
   let t: TestApp;
   let ids: Awaited<ReturnType<typeof demoIds>>;
   let picker: QueuedRunPicker;
@@ -30,37 +35,12 @@ describe('a worker pickup reads its writes ahead', () => {
     await picker.stop();
   });
   afterAll(async () => {
+    jest.restoreAllMocks();
     await t.close();
   });
 
-  /** demo-editor runs waiting to write a new SEO title on the page, one per workspace. */
-  async function recorded(page: string, workspaces: readonly number[]): Promise<string[]> {
-    const runIds: string[] = [];
-    for (const workspaceId of workspaces) {
-      runIds.push(
-        await startResting(t, 'alice', {
-          configurationId: ids.configurations['demo-editor'],
-          prompt: 'SEO please',
-          subjectPageId: ids.pages[page],
-          workspaceId,
-        }),
-      );
-    }
-    await t.dataSource.query(
-      `INSERT INTO worker_heartbeat (worker_id, name) VALUES ('read-ahead-worker', 'worker:test')
-       ON CONFLICT (worker_id) DO UPDATE SET last_seen = now()`,
-    );
-    try {
-      for (const runId of runIds) {
-        const digest = await digestOf(t, runId);
-        const res = await decide(t, 'approve', 'carol', { runId, turnDigest: digest, path: 'DURABLE' });
-        expect(receiptOf(res).path).toBe('DURABLE');
-      }
-    } finally {
-      await t.dataSource.query(`DELETE FROM worker_heartbeat WHERE worker_id = 'read-ahead-worker'`);
-    }
-    return runIds;
-  }
+  const recorded = (page: string, workspaces: readonly number[]) =>
+    recordedEdits(t, ids.configurations['demo-editor']!, ids.pages[page]!, workspaces);
 
   /** One pickup with statements logged, then every run it took at rest. */
   async function pickedUp(runIds: readonly string[]): Promise<{ log: StatementLog; rests: string[] }> {
@@ -148,6 +128,59 @@ describe('a worker pickup reads its writes ahead', () => {
     } finally {
       spy.mockRestore();
       await t.dataSource.query(`UPDATE page_text SET body = $2 ${live}`, [ids.pages.About, original]);
+    }
+  });
+
+  it('every run’s step publish is under way while the first is still held; each continuation follows its own', async () => {
+    const runIds = await recorded('Products', [81, 82, 83]);
+    const bus = t.app.get(EventBus);
+    const publish = bus.publish.bind(bus);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    /** Per run, what its progress stream was asked to publish, in order. */
+    const asked = new Map<string, Array<{ kind: string; stepCount: number }>>();
+    jest.spyOn(bus, 'publish').mockImplementation(async (topic: string, payload: unknown) => {
+      const runId = PROGRESS.exec(topic)?.[1];
+      if (runId && runIds.includes(runId)) {
+        const list = asked.get(runId) ?? [];
+        const first = list.length === 0;
+        list.push(payload as { kind: string; stepCount: number });
+        asked.set(runId, list);
+        // why: the first publish of each run is its decision step; hold them all (a slow Redis).
+        if (first) await held;
+      }
+      await publish(topic, payload);
+    });
+    try {
+      const pickup = picker.pickOnce();
+      const deadline = Date.now() + 5_000;
+      while (asked.size < runIds.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      // all three decision steps were asked for while the first was still held, and no run's
+      // continuation published anything before its own step went out
+      expect([...asked.keys()].sort()).toEqual([...runIds].sort());
+      for (const runId of runIds) expect(asked.get(runId)).toHaveLength(1);
+      release();
+      await pickup;
+      const rests = await Promise.all(runIds.map((id) => waitForRest(t, id)));
+      await Promise.all(runIds.map((id) => t.app.get(RunExecutor).settled(id)));
+      expect(rests).toEqual(['COMPLETED', 'COMPLETED', 'COMPLETED']);
+    } finally {
+      release();
+      jest.restoreAllMocks();
+    }
+    // each run: the decision step published first (the APPROVAL step, one in the table), then
+    // its continuation's progress at rising counts
+    const approvals: Array<{ n: number }> = await t.dataSource.query(
+      `SELECT (SELECT count(*)::int FROM run_step s WHERE s.run_id = r.id AND s.kind = 'APPROVAL') AS n
+         FROM unnest($1::uuid[]) AS r(id)`,
+      [runIds],
+    );
+    expect(approvals.map((r) => r.n)).toEqual([1, 1, 1]);
+    for (const runId of runIds) {
+      const counts = asked.get(runId)!.map((e) => e.stepCount);
+      expect(counts.length).toBeGreaterThan(1);
+      expect([...counts].sort((a, b) => a - b)).toEqual(counts);
+      expect(asked.get(runId)!.at(-1)!.kind).toBe('SETTLED');
     }
   });
 });
