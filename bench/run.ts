@@ -1,7 +1,7 @@
-// `npm run bench [-- --quick] [-- --only P5[,P1]]`: the scenarios of docs/benchmarks.md,
+// `npm run bench [-- --quick] [-- --only P5[,P1]] [-- --redis]`: the scenarios of docs/benchmarks.md,
 // each beside its baseline measured in the same run on the same PostgreSQL server (named by
 // DATABASE_URL; each scenario creates and drops its own database there). Results go to
-// bench/results/<scenario>[-quick].json; the exit code is 1 when any correctness check failed.
+// bench/results/<scenario>[-redis][-quick].json; the exit code is 1 when any correctness check failed.
 import 'reflect-metadata';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,6 +16,7 @@ interface Args {
   readonly quick: boolean;
   readonly only: string[] | null;
   readonly profile: boolean;
+  readonly redis: boolean;
 }
 
 function parseArgs(argv: readonly string[]): Args {
@@ -25,7 +26,12 @@ function parseArgs(argv: readonly string[]): Args {
     else if (arg.startsWith('--only=')) only = arg.slice('--only='.length);
   }
   const ids = only === null ? null : only.split(',').map((s) => s.trim().toUpperCase());
-  return { quick: argv.includes('--quick'), only: ids, profile: argv.includes('--profile') };
+  return {
+    quick: argv.includes('--quick'),
+    only: ids,
+    profile: argv.includes('--profile'),
+    redis: argv.includes('--redis'),
+  };
 }
 
 async function runOne(
@@ -68,13 +74,17 @@ async function main(): Promise<number> {
     );
     return 1;
   }
+  // why: `--redis` runs the scenarios that can (P4) on the Redis bus, as instances of a
+  // deployment share it; REDIS_URL names the server.
+  const redisUrl = args.redis ? (process.env.REDIS_URL ?? 'redis://127.0.0.1:6379') : null;
   const outDir = join(__dirname, '..', '..', 'bench', 'results');
   mkdirSync(outDir, { recursive: true });
   const failures: string[] = [];
   for (const scenario of chosen) {
     console.log(`\n## ${scenario.id}: ${scenario.title}${args.quick ? ' (quick)' : ''}`);
-    const result = await runOne(scenario, { quick: args.quick, databaseUrl, profile: args.profile }, argv);
-    const file = join(outDir, `${scenario.id}${args.quick ? '-quick' : ''}.json`);
+    const options = { quick: args.quick, databaseUrl, profile: args.profile, redisUrl };
+    const result = await runOne(scenario, options, argv);
+    const file = join(outDir, `${scenario.id}${redisUrl ? '-redis' : ''}${args.quick ? '-quick' : ''}.json`);
     writeFileSync(file, JSON.stringify(roundDeep(result), null, 2) + '\n');
     for (const line of result.summary) console.log(`  ${line}`);
     console.log(

@@ -70,7 +70,7 @@ interface Rig {
   nextWorkspace: number;
 }
 
-async function prepareRig(db: BenchDatabase, plan: Plan): Promise<Rig> {
+async function prepareRig(db: BenchDatabase, plan: Plan, redisUrl: string | null): Promise<Rig> {
   const observer = await rawClient(db.url, 'countersign-bench-p4-observer');
   await installPageWriteLog(observer);
   const configurationId = await upsertScriptedConfiguration(observer, {
@@ -85,8 +85,9 @@ async function prepareRig(db: BenchDatabase, plan: Plan): Promise<Rig> {
       WORKER_PREFETCH: String(PREFETCH),
       // why: starts (the template) run inline; decisions ask for DURABLE explicitly.
       DECISION_PATH: 'inline',
-      // why: no REDIS_URL (the in-memory bus): one process publishes and listens, and closing
-      // an app whose worker subscribed through Redis crashes it today (bench/README.md, P4).
+      // why: the in-memory bus for the figures of record (one process publishes and listens);
+      // `--redis` puts the events on Redis, as the instances of a deployment share it.
+      ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
     },
   });
   const picker = app.app.get(QueuedRunPicker);
@@ -326,7 +327,7 @@ async function checks(
 async function run(options: BenchOptions): Promise<ScenarioOutcome> {
   const plan = options.quick ? QUICK_PLAN : FULL_PLAN;
   return withBenchDatabase(options.databaseUrl, 'p4', async (db) => {
-    const rig = await prepareRig(db, plan);
+    const rig = await prepareRig(db, plan, options.redisUrl);
     try {
       const environment = await describeEnvironment(rig.observer);
       const { ours, raw, peer, refused } = await measure(rig, plan);
@@ -350,7 +351,12 @@ async function run(options: BenchOptions): Promise<ScenarioOutcome> {
         checks: list,
         figures: figures(ours, raw, peer, CONCURRENCY, PREFETCH),
         details: {
-          plan: { ...plan, concurrency: CONCURRENCY, prefetch: PREFETCH, bus: 'in-memory' },
+          plan: {
+            ...plan,
+            concurrency: CONCURRENCY,
+            prefetch: PREFETCH,
+            bus: options.redisUrl ? 'redis' : 'in-memory',
+          },
           continuation:
             'claim DECISION_RECORDED -> RUNNING, APPROVAL step, pages_update inside a pending effect ' +
             '(TOOL + TOOL_WRITE steps), one scripted round (REQUEST + LLM steps), settle COMPLETED, decision outcome',

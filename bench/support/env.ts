@@ -10,6 +10,11 @@ export interface BenchOptions {
   readonly databaseUrl: string;
   /** `--profile`: scenarios that can (P0, P1, P5) run part of their work under the CPU profiler. */
   readonly profile: boolean;
+  /**
+   * `--redis`: the Redis server the scenarios that can (P4) publish their events through, as the
+   * instances of a deployment do; null: the in-memory bus (the figures of record).
+   */
+  readonly redisUrl: string | null;
 }
 
 /** The same server URL with another database name. */
