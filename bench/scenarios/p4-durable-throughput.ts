@@ -196,10 +196,10 @@ async function measure(rig: Rig, plan: Plan) {
   const peer: Array<GraphileSample & { rep: number }> = [];
   // why: the first window's backlog is sized from this guess before any rate is known (200
   // ran dry in CI; machines since have reached 750/s); a window that runs dry anyway is run
-  // again with a larger backlog (`ourWindow`), so the guess only saves set-up time.
+  // again with a larger backlog (`ourWindow`, `GraphilePeer.window`): the guess saves set-up time.
   let rate = 800;
   let rawRate = 2000;
-  let peerRate = 500;
+  let peerRate = 2000;
   for (let rep = 1; rep <= plan.reps; rep++) {
     await rig.loop.refill(Math.ceil((rawRate * plan.rawMs * 2) / 1000) + 1000);
     const r = await rig.loop.run(plan.rawMs);
@@ -209,8 +209,11 @@ async function measure(rig: Rig, plan: Plan) {
     ours.push(w);
     rate = Math.max(rate, w.perSecond);
     if (rig.peer) {
-      await rig.peer.refill(Math.ceil((peerRate * plan.peerMs * 1.5) / 1000) + 1000);
-      const g = await rig.peer.run(plan.peerMs);
+      const g = await rig.peer.window(plan.peerMs, peerRate, DRY_RETRIES, (at) =>
+        process.stdout.write(
+          `  repetition ${rep}: graphile-worker's queue ran dry at ${at.toFixed(0)} jobs/s; run again\n`,
+        ),
+      );
       peer.push({ ...g, rep });
       peerRate = Math.max(peerRate, g.perSecond);
     }
@@ -339,6 +342,11 @@ async function run(options: BenchOptions): Promise<ScenarioOutcome> {
             'graphile-worker: every job ran once, none failed',
             peer.length,
             await rig.peer.problems(),
+          ),
+          checkAll(
+            'graphile-worker: its queue never ran dry inside a window',
+            peer.length,
+            peer.filter((g) => g.left === 0).map((g) => `window ${g.rep} ran dry`),
           ),
         );
       const steps = await rig.observer.query<{ kind: string; n: number }>(
