@@ -272,6 +272,7 @@ async function profiledWindow(rig: Rig, plan: Plan, quick: boolean): Promise<voi
 async function checks(
   rig: Rig,
   ours: Window[],
+  raw: ReadonlyArray<ClaimLoopSample & { rep: number }>,
   refused: string[],
   settings: Record<string, string>,
 ): Promise<{ checks: Check[]; audit: Awaited<ReturnType<typeof auditContinuations>> }> {
@@ -292,7 +293,6 @@ async function checks(
   const notCompleted = Object.entries(audit.byStatus)
     .filter(([s]) => s !== 'COMPLETED')
     .map(([s, n]) => `${n} ${s}`);
-  const rawDuplicates = await rig.loop.duplicates();
   const dry = ours.filter((w) => w.backlogLeft === 0).map((w) => `window ${w.rep} ran dry`);
   return {
     audit,
@@ -316,7 +316,11 @@ async function checks(
         ...badDecisions,
       ]),
       checkAll('step_count = run_step rows, sequences 1..n', ids.length, audit.stepLogProblems),
-      { name: 'raw loop: 0 jobs claimed twice', ok: rawDuplicates === 0, detail: `${rawDuplicates}` },
+      checkAll(
+        'raw loop: no job claimed twice, its queue never ran dry',
+        raw.length,
+        await rig.loop.problems(raw),
+      ),
       checkAll('the backlog never ran dry inside a window', ours.length, dry),
       statementBoundCheck(
         'statements per durable continuation (pickup .. settle, per window)',
@@ -334,21 +338,9 @@ async function run(options: BenchOptions): Promise<ScenarioOutcome> {
     try {
       const environment = await describeEnvironment(rig.observer);
       const { ours, raw, peer, refused } = await measure(rig, plan);
-      const { checks: list, audit } = await checks(rig, ours, refused, environment.settings);
+      const { checks: list, audit } = await checks(rig, ours, raw, refused, environment.settings);
       if (options.profile) await profiledWindow(rig, plan, options.quick);
-      if (rig.peer)
-        list.push(
-          checkAll(
-            'graphile-worker: every job ran once, none failed',
-            peer.length,
-            await rig.peer.problems(),
-          ),
-          checkAll(
-            'graphile-worker: its queue never ran dry inside a window',
-            peer.length,
-            peer.filter((g) => g.left === 0).map((g) => `window ${g.rep} ran dry`),
-          ),
-        );
+      if (rig.peer) list.push(...(await rig.peer.checks(peer)));
       const steps = await rig.observer.query<{ kind: string; n: number }>(
         `SELECT kind, count(*)::int AS n FROM run_step WHERE run_id = $1 GROUP BY kind`,
         [rig.decided[0]],

@@ -90,12 +90,19 @@ export class ClaimLoop {
     return { completed, seconds, perSecond: completed / seconds, failures };
   }
 
-  /** Jobs claimed more than once (must be 0). */
-  async duplicates(): Promise<number> {
+  /**
+   * Problems over the windows run: a job claimed more than once, or a claim that found no job
+   * (the client stops there: the queue ran dry, and the window measured the supply).
+   */
+  async problems(samples: ReadonlyArray<ClaimLoopSample & { readonly rep: number }>): Promise<string[]> {
     const r = await this.admin.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM bench_jobs WHERE claims > 1',
     );
-    return r.rows[0]?.n ?? 0;
+    const twice = r.rows[0]?.n ?? 0;
+    return [
+      ...(twice > 0 ? [`${twice} jobs claimed twice`] : []),
+      ...samples.filter((w) => w.failures > 0).map((w) => `window ${w.rep}: ${w.failures} claims failed`),
+    ];
   }
 
   async close(): Promise<void> {

@@ -2,7 +2,7 @@ import { Logger, makeWorkerUtils, run, type Runner, type WorkerUtils } from 'gra
 import type { Client } from 'pg';
 import { installedVersion } from './env';
 import { rawClient } from './pg';
-import type { Figure } from './report';
+import { checkAll, type Check, type Figure } from './report';
 import { ratio, sleep, summarize } from './stats';
 
 export const GRAPHILE_VERSION = installedVersion('graphile-worker');
@@ -125,13 +125,25 @@ export class GraphilePeer {
     }
   }
 
+  /** The peer's checks over the windows it ran: its jobs, and its queue never dry. */
+  async checks(windows: ReadonlyArray<GraphileSample & { readonly rep: number }>): Promise<Check[]> {
+    return [
+      checkAll('graphile-worker: every job ran once, none failed', windows.length, await this.problems()),
+      checkAll(
+        'graphile-worker: its queue never ran dry inside a window',
+        windows.length,
+        windows.filter((g) => g.left === 0).map((g) => `window ${g.rep} ran dry`),
+      ),
+    ];
+  }
+
   /**
    * Problems: a job run twice, a failed job, a job gone without its row updated, or a job
    * queued to run again after its update. A job left locked by `stop()` after its update (its
    * completion had not committed) is in flight, not a problem: graphile-worker would run it
    * again only after its lock expires (4 hours).
    */
-  async problems(): Promise<string[]> {
+  private async problems(): Promise<string[]> {
     const r = await this.admin.query<{ twice: number; failed: number; lost: number; again: number }>(
       `WITH j AS (SELECT (payload->>'row')::int AS row, locked_at, last_error FROM graphile_worker._private_jobs)
        SELECT (SELECT count(*)::int FROM bench_gw_rows WHERE n > 1) AS twice,
