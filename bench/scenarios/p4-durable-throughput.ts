@@ -11,6 +11,7 @@ import { bootApp, type BenchApp } from '../support/app';
 import { ClaimLoop, type ClaimLoopSample } from '../support/claim-loop';
 import { GRAPHILE_VERSION, GraphilePeer, type GraphileSample } from '../support/graphile-peer';
 import { approveAll, auditContinuations, cloneWaitingRuns, installPageWriteLog } from '../support/clones';
+import { CpuMeter } from '../support/cpu-meter';
 import { profile, reportProfile } from '../support/cpu-profile';
 import { withBenchDatabase, type BenchDatabase } from '../support/database';
 import { describeEnvironment, type BenchOptions } from '../support/env';
@@ -155,12 +156,14 @@ async function workerWindow(rig: Rig, ms: number, rep: number): Promise<Window> 
   const backlogAtStart = await backlog(rig);
   const t0 = await clock(rig.observer);
   rig.queries.start();
+  const meter = CpuMeter.start();
   rig.picker.start();
   await sleep(ms);
   const t1 = await clock(rig.observer);
   const backlogLeft = await backlog(rig);
   await rig.picker.stop();
   while (rig.executor.activeCount() > 0) await sleep(10);
+  const cpu = meter.stop();
   const statements = rig.queries.stop();
   const claimed = backlogAtStart - (await backlog(rig));
   // why: settle's finished_at is the server's now() of the settling transaction.
@@ -181,6 +184,7 @@ async function workerWindow(rig: Rig, ms: number, rep: number): Promise<Window> 
     claimed,
     statements,
     statementsPerContinuation: statements.total / Math.max(1, claimed),
+    cpu,
   };
 }
 

@@ -1,5 +1,6 @@
 // P4's figures, from the windows its scenario measured.
 import type { ClaimLoopSample } from '../support/claim-loop';
+import { cpuPer, type CpuSpan } from '../support/cpu-meter';
 import { graphileFigures, type GraphileSample } from '../support/graphile-peer';
 import type { QueryCount } from '../support/query-counter';
 import type { Figure } from '../support/report';
@@ -20,6 +21,8 @@ export interface Window {
   /** Statements of the app's pool over the same span (pickup, continuations, heartbeats). */
   readonly statements: QueryCount;
   readonly statementsPerContinuation: number;
+  /** CPU from the picker's start until every segment ended: this process and the database. */
+  readonly cpu: CpuSpan;
 }
 
 /** The throughput figure beside the raw loop, then graphile-worker's where it ran. */
@@ -51,7 +54,41 @@ export function figures(
       target: { text: '>= 0.5x', met: r.median >= 0.5 },
     },
     ...peerFigures,
+    ...cpuFigures(ours, raw, peer),
   ];
+}
+
+/**
+ * Reference figures (no target): CPU per continuation in this process and in PostgreSQL,
+ * beside the same per job of graphile-worker where it ran (else the raw loop's). Both sides
+ * share the bench's two cores, so the rate is bounded by their sum.
+ */
+function cpuFigures(
+  ours: readonly Window[],
+  raw: readonly ClaimLoopSample[],
+  peer: readonly GraphileSample[],
+): Figure[] {
+  const beside: ReadonlyArray<{ cpu: CpuSpan; completed: number }> = peer.length > 0 ? peer : raw;
+  const label = peer.length > 0 ? 'graphile-worker, per job' : 'raw loop, per job';
+  const per = (
+    side: ReadonlyArray<{ cpu: CpuSpan; completed: number }>,
+    units: (i: number) => number,
+    key: 'processMs' | 'databaseMs',
+  ) => summarize(side.map((w, i) => cpuPer(w.cpu, units(i))[key] ?? Number.NaN));
+  const out: Figure[] = [];
+  for (const [key, where] of [
+    ['processMs', 'this process (app and worker)'],
+    ['databaseMs', 'PostgreSQL (every local postgres process)'],
+  ] as const) {
+    if (key === 'databaseMs' && ours.some((w) => w.cpu.databaseMs === null)) continue;
+    out.push({
+      name: `CPU per durable continuation, ${where}`,
+      unit: 'ms',
+      ours: per(ours, (i) => ours[i]!.claimed, key),
+      baseline: { label, value: per(beside, (i) => beside[i]!.completed, key) },
+    });
+  }
+  return out;
 }
 
 /** Statements per durable continuation by scope and shape, over every window. */

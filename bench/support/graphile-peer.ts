@@ -1,5 +1,6 @@
 import { Logger, makeWorkerUtils, run, type Runner, type WorkerUtils } from 'graphile-worker';
 import type { Client } from 'pg';
+import { CpuMeter, type CpuSpan } from './cpu-meter';
 import { installedVersion } from './env';
 import { rawClient } from './pg';
 import { checkAll, type Check, type Figure } from './report';
@@ -14,6 +15,8 @@ export interface GraphileSample {
   readonly perSecond: number;
   /** Jobs still queued when the window ended: 0 means it ran dry (the rate is the supply's). */
   readonly left: number;
+  /** CPU over the window: this process (graphile-worker's runner) and the database server. */
+  readonly cpu: CpuSpan;
 }
 
 /** graphile-worker's quiet logger: the bench prints its own lines. */
@@ -116,10 +119,13 @@ export class GraphilePeer {
     try {
       const before = await this.queued();
       const t0 = process.hrtime.bigint();
+      const meter = CpuMeter.start();
       await sleep(ms);
+      const cpu = meter.stop();
       const after = await this.queued();
       const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-      return { completed: before - after, seconds, perSecond: (before - after) / seconds, left: after };
+      const completed = before - after;
+      return { completed, seconds, perSecond: completed / seconds, left: after, cpu };
     } finally {
       await runner.stop();
     }
