@@ -16,7 +16,7 @@ import { profile, reportProfile } from '../support/cpu-profile';
 import { withBenchDatabase, type BenchDatabase } from '../support/database';
 import { describeEnvironment, type BenchOptions } from '../support/env';
 import { upsertScriptedConfiguration } from '../support/fixtures';
-import { rawClient } from '../support/pg';
+import { rawClient, serverClock } from '../support/pg';
 import { QueryCounter } from '../support/query-counter';
 import {
   scopeContinuations,
@@ -144,22 +144,15 @@ async function topUp(rig: Rig, target: number): Promise<string[]> {
   return answers.refused;
 }
 
-async function clock(client: Client): Promise<number> {
-  const r = await client.query<{ ms: number }>(
-    `SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms`,
-  );
-  return r.rows[0]!.ms;
-}
-
 /** Lets the worker claim for `ms`, then stops it and waits for its segments to end. */
 async function workerWindow(rig: Rig, ms: number, rep: number): Promise<Window> {
   const backlogAtStart = await backlog(rig);
-  const t0 = await clock(rig.observer);
+  const t0 = await serverClock(rig.observer);
   rig.queries.start();
   const meter = CpuMeter.start();
   rig.picker.start();
   await sleep(ms);
-  const t1 = await clock(rig.observer);
+  const t1 = await serverClock(rig.observer);
   const backlogLeft = await backlog(rig);
   await rig.picker.stop();
   while (rig.executor.activeCount() > 0) await sleep(10);
@@ -167,16 +160,20 @@ async function workerWindow(rig: Rig, ms: number, rep: number): Promise<Window> 
   const statements = rig.queries.stop();
   const claimed = backlogAtStart - (await backlog(rig));
   // why: settle's finished_at is the server's now() of the settling transaction.
-  const done = await rig.observer.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM run WHERE configuration_id = $1
+  const done = await rig.observer.query<{ first: number; second: number }>(
+    `SELECT count(*) FILTER (WHERE finished_at <= to_timestamp($4 / 1000.0))::int AS first,
+            count(*) FILTER (WHERE finished_at > to_timestamp($4 / 1000.0))::int AS second
+       FROM run WHERE configuration_id = $1
         AND finished_at > to_timestamp($2 / 1000.0) AND finished_at <= to_timestamp($3 / 1000.0)`,
-    [rig.configurationId, t0, t1],
+    [rig.configurationId, t0, t1, (t0 + t1) / 2],
   );
   const seconds = (t1 - t0) / 1000;
-  const completed = done.rows[0]!.n;
+  const halves = [done.rows[0]!.first, done.rows[0]!.second] as const;
+  const completed = halves[0] + halves[1];
   return {
     rep,
     completed,
+    halves,
     seconds,
     perSecond: completed / seconds,
     backlogLeft,

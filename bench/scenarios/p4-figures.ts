@@ -13,6 +13,8 @@ export interface Window {
   readonly completed: number;
   readonly seconds: number;
   readonly perSecond: number;
+  /** Runs finished in the window's first and second half (as the raw loop's `halves`). */
+  readonly halves: readonly [number, number];
   /** Recorded decisions still waiting when the window closed (0: the backlog ran dry). */
   readonly backlogLeft: number;
   readonly backlogAtStart: number;

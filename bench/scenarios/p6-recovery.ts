@@ -14,7 +14,7 @@ import { withBenchDatabase, type BenchDatabase } from '../support/database';
 import { describeEnvironment, type BenchOptions } from '../support/env';
 import { upsertScriptedConfiguration } from '../support/fixtures';
 import type { GraphQLClient } from '../support/graphql';
-import { rawClient } from '../support/pg';
+import { rawClient, serverClock } from '../support/pg';
 import { startServerProcess, startWorkerProcess, type BenchProcess } from '../support/processes';
 import { checkAll, type Check, type Figure } from '../support/report';
 import { startRun, waitForRest } from '../support/runs';
@@ -123,13 +123,6 @@ async function prepareRig(db: BenchDatabase, plan: Plan): Promise<Rig> {
   };
 }
 
-async function clock(client: Client): Promise<number> {
-  const r = await client.query<{ ms: number }>(
-    `SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms`,
-  );
-  return r.rows[0]!.ms;
-}
-
 async function until(what: string, ms: number, predicate: () => Promise<boolean>): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await predicate())) {
@@ -172,7 +165,7 @@ async function killAndRecover(
 ): Promise<Recovery> {
   let ids = [...held];
   await victim.kill9();
-  const killedAt = await clock(rig.observer);
+  const killedAt = await serverClock(rig.observer);
   // why: on a loaded machine a run may have finished before the kill; only held runs count.
   const stillHeld = await rig.observer.query<{ id: string }>(
     `SELECT id FROM run WHERE id = ANY($1::uuid[]) AND status = 'RUNNING' AND claimed_by = $2`,

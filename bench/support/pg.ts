@@ -13,3 +13,11 @@ export async function rawClient(url: string, name = 'countersign-bench-raw'): Pr
   await client.query('SET synchronous_commit = on');
   return client;
 }
+
+/** The server's clock now, ms since the epoch: windows are cut by the database's own timestamps. */
+export async function serverClock(client: Client): Promise<number> {
+  const r = await client.query<{ ms: number }>(
+    `SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms`,
+  );
+  return r.rows[0]!.ms;
+}
