@@ -26,6 +26,7 @@ import {
 import { checkAll, type Check } from '../support/report';
 import { startRun, waitForRest } from '../support/runs';
 import { sleep } from '../support/stats';
+import { fullWindow } from '../support/windows';
 import type { Scenario, ScenarioOutcome } from '../scenario';
 import { figures, statementShapes, type Window } from './p4-figures';
 
@@ -197,23 +198,22 @@ async function measure(rig: Rig, plan: Plan) {
   const peer: Array<GraphileSample & { rep: number }> = [];
   // why: the first window's backlog is sized from this guess before any rate is known (200
   // ran dry in CI; machines since have reached 750/s); a window that runs dry anyway is run
-  // again with a larger backlog (`ourWindow`, `GraphilePeer.window`): the guess saves set-up time.
+  // again with a larger queue (`fullWindow`): the guesses save set-up time.
   let rate = 800;
-  let rawRate = 2000;
+  let rawRate = 3000;
   let peerRate = 2000;
   for (let rep = 1; rep <= plan.reps; rep++) {
-    await rig.loop.refill(Math.ceil((rawRate * plan.rawMs * 2) / 1000) + 1000);
-    const r = await rig.loop.run(plan.rawMs);
+    const r = await rig.loop.window(plan.rawMs, rawRate, (at) =>
+      say(rep, `the raw loop's queue ran dry at ${at.toFixed(0)} jobs/s`),
+    );
     raw.push({ ...r, rep });
     rawRate = Math.max(rawRate, r.perSecond);
     const w = await ourWindow(rig, plan, rep, rate, refused);
     ours.push(w);
     rate = Math.max(rate, w.perSecond);
     if (rig.peer) {
-      const g = await rig.peer.window(plan.peerMs, peerRate, DRY_RETRIES, (at) =>
-        process.stdout.write(
-          `  repetition ${rep}: graphile-worker's queue ran dry at ${at.toFixed(0)} jobs/s; run again\n`,
-        ),
+      const g = await rig.peer.window(plan.peerMs, peerRate, (at) =>
+        say(rep, `graphile-worker's queue ran dry at ${at.toFixed(0)} jobs/s`),
       );
       peer.push({ ...g, rep });
       peerRate = Math.max(peerRate, g.perSecond);
@@ -227,15 +227,9 @@ async function measure(rig: Rig, plan: Plan) {
   return { ours, raw, peer, refused };
 }
 
-/** Most times a window is run again after running dry before it counts as it is. */
-const DRY_RETRIES = 2;
-
 /**
- * One measured worker window, with a backlog of 1.5x `rate` (+20) so that it does not run dry
- * (its figure would then be the supply's, not the worker's). A window that ran dry all the
- * same (a machine faster than every rate seen so far) is dropped and run again with the
- * backlog sized for twice the rate it reached; one still dry after that is kept and fails the
- * check "the backlog never ran dry".
+ * One measured worker window, with a backlog of 1.5x `rate` (+20) so that it does not run dry,
+ * run again where it did all the same (`fullWindow`; the check "the backlog never ran dry").
  */
 async function ourWindow(
   rig: Rig,
@@ -244,17 +238,18 @@ async function ourWindow(
   rate: number,
   refused: string[],
 ): Promise<Window> {
-  let sizedFor = rate;
-  for (let attempt = 0; ; attempt++) {
-    refused.push(...(await topUp(rig, Math.ceil((sizedFor * plan.oursMs * 1.5) / 1000) + 20)));
-    const w = await workerWindow(rig, plan.oursMs, rep);
-    if (w.backlogLeft > 0 || attempt === DRY_RETRIES) return w;
-    process.stdout.write(
-      `  repetition ${rep}: the backlog ran dry at ${w.perSecond.toFixed(1)}/s; run again\n`,
-    );
-    sizedFor = Math.max(sizedFor, w.perSecond) * 2;
-  }
+  return fullWindow(
+    rate,
+    async (sizedFor) => {
+      refused.push(...(await topUp(rig, Math.ceil((sizedFor * plan.oursMs * 1.5) / 1000) + 20)));
+      return workerWindow(rig, plan.oursMs, rep);
+    },
+    (w) => w.backlogLeft === 0,
+    (w) => say(rep, `the backlog ran dry at ${w.perSecond.toFixed(1)}/s`),
+  );
 }
+
+const say = (rep: number, what: string) => process.stdout.write(`  repetition ${rep}: ${what}; run again\n`);
 
 /**
  * With --profile: one more worker window (not measured) under the inspector's CPU profiler;

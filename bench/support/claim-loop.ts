@@ -1,6 +1,7 @@
 import type { Client } from 'pg';
 import { rawClient } from './pg';
 import { CpuMeter, type CpuSpan } from './cpu-meter';
+import { fullWindow } from './windows';
 
 /** One window of the raw loop: jobs completed, how long, and commits that did not change one row. */
 export interface ClaimLoopSample {
@@ -9,7 +10,10 @@ export interface ClaimLoopSample {
   readonly perSecond: number;
   /** CPU over the window: this process (the raw clients) and the database server. */
   readonly cpu: CpuSpan;
+  /** Completions that did not change exactly one row (must be 0). */
   readonly failures: number;
+  /** Claims that found no job (the queue ran dry; each stops its client). */
+  readonly empty: number;
   /** Jobs completed in the window's first and second half: a loop that slows as it goes shows here. */
   readonly halves: readonly [number, number];
 }
@@ -67,7 +71,23 @@ export class ClaimLoop {
     }
   }
 
-  /** Every client claims and completes jobs until `ms` have passed. */
+  /**
+   * One measured window with twice `rate` jobs ready (+1,000), run again where its queue ran dry
+   * (`fullWindow`): a claim that found no job stops its client, so such a window measured the supply.
+   */
+  async window(ms: number, rate: number, onDry: (perSecond: number) => void): Promise<ClaimLoopSample> {
+    return fullWindow(
+      rate,
+      async (sizedFor) => {
+        await this.refill(Math.ceil((sizedFor * ms * 2) / 1000) + 1000);
+        return this.run(ms);
+      },
+      (sample) => sample.empty > 0,
+      (sample) => onDry(sample.perSecond),
+    );
+  }
+
+  /** Every client claims and completes jobs until `ms` have passed, or until a claim finds no job. */
   async run(ms: number): Promise<ClaimLoopSample> {
     const started = process.hrtime.bigint();
     const meter = CpuMeter.start();
@@ -76,6 +96,7 @@ export class ClaimLoop {
     const halves: [number, number] = [0, 0];
     let completed = 0;
     let failures = 0;
+    let empty = 0;
     await Promise.all(
       this.clients.map(async (client, worker) => {
         while (Date.now() < deadline) {
@@ -87,7 +108,7 @@ export class ClaimLoop {
           );
           const id = claimed.rows[0]?.id;
           if (!id) {
-            failures++;
+            empty++;
             return;
           }
           const done = await client.query(
@@ -104,7 +125,7 @@ export class ClaimLoop {
     );
     const cpu = meter.stop();
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    return { completed, seconds, perSecond: completed / seconds, failures, cpu, halves };
+    return { completed, seconds, perSecond: completed / seconds, failures, empty, cpu, halves };
   }
 
   /**
@@ -118,7 +139,12 @@ export class ClaimLoop {
     const twice = r.rows[0]?.n ?? 0;
     return [
       ...(twice > 0 ? [`${twice} jobs claimed twice`] : []),
-      ...samples.filter((w) => w.failures > 0).map((w) => `window ${w.rep}: ${w.failures} claims failed`),
+      ...samples
+        .filter((w) => w.failures > 0)
+        .map((w) => `window ${w.rep}: ${w.failures} completions changed no row`),
+      ...samples
+        .filter((w) => w.empty > 0)
+        .map((w) => `window ${w.rep}: its queue ran dry (${w.empty} empty claims)`),
     ];
   }
 

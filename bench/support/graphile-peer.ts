@@ -5,6 +5,7 @@ import { installedVersion } from './env';
 import { rawClient } from './pg';
 import { checkAll, type Check, type Figure } from './report';
 import { ratio, sleep, summarize } from './stats';
+import { fullWindow } from './windows';
 
 export const GRAPHILE_VERSION = installedVersion('graphile-worker');
 
@@ -78,25 +79,20 @@ export class GraphilePeer {
   }
 
   /**
-   * One measured window, sized and run again as P4 does its own: a queue of 1.5x `rate` jobs
-   * (+1,000); one that ran dry measured the supply, not the peer (the first windows did, at 850
-   * and 1,375 jobs/s of some 2,400, while the guess was 500/s), so it is run again with the queue
-   * sized for twice the rate it reached, at most `retries` times (`onDry` says so each time).
+   * One measured window with a queue of 1.5x `rate` jobs (+1,000), run again where it ran dry
+   * (`fullWindow`): until the twenty-third round nothing was, and the first windows measured the
+   * supply (850 and 1,375 jobs/s of some 2,400, while the guess was 500/s).
    */
-  async window(
-    ms: number,
-    rate: number,
-    retries: number,
-    onDry: (perSecond: number) => void,
-  ): Promise<GraphileSample> {
-    let sizedFor = rate;
-    for (let attempt = 0; ; attempt++) {
-      await this.refill(Math.ceil((sizedFor * ms * 1.5) / 1000) + 1000);
-      const sample = await this.run(ms);
-      if (sample.left > 0 || attempt === retries) return sample;
-      onDry(sample.perSecond);
-      sizedFor = Math.max(sizedFor, sample.perSecond) * 2;
-    }
+  async window(ms: number, rate: number, onDry: (perSecond: number) => void): Promise<GraphileSample> {
+    return fullWindow(
+      rate,
+      async (sizedFor) => {
+        await this.refill(Math.ceil((sizedFor * ms * 1.5) / 1000) + 1000);
+        return this.run(ms);
+      },
+      (sample) => sample.left === 0,
+      (sample) => onDry(sample.perSecond),
+    );
   }
 
   /** Runs the workers for `ms` once started; jobs completed in between, from the queue's size. */
