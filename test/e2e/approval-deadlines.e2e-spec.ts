@@ -13,6 +13,7 @@ import {
 import { demoIds, startRun, until, waitForRest } from '../support/runs';
 import { itOnPostgres } from '../support/test-database';
 import { bootTestApp, errorCode, TestApp } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 
 const PENDING = `query($id: ID!) { run(id: $id) { status pending { turnDigest expiresAt approvalsRequired }
   decisions { kind decidedBy { username } path outcome } } }`;
@@ -112,15 +113,7 @@ async function approvalSteps(t: TestApp, runId: string): Promise<StepRow[]> {
 }
 
 describe('approval deadlines: the sweep settles overdue waits', () => {
-  let t: TestApp;
-  let ids: Awaited<ReturnType<typeof demoIds>>;
-  beforeAll(async () => {
-    t = await bootTestApp({ APPROVAL_EXPIRY_INTERVAL_SECONDS: '1' });
-    ids = await demoIds(t);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const { t, ids } = useTestApp({ APPROVAL_EXPIRY_INTERVAL_SECONDS: '1' });
 
   it('a configuration without a timeout sets no deadline', async () => {
     const config = await editor(t, 'no-deadline', {});
@@ -165,17 +158,9 @@ describe('approval deadlines: the sweep settles overdue waits', () => {
 });
 
 describe('approval deadlines on the durable path', () => {
-  let t: TestApp;
-  let ids: Awaited<ReturnType<typeof demoIds>>;
-  beforeAll(async () => {
-    // why: this instance runs a worker (a live heartbeat), so the expiry records its denial
-    // for the workers, as a decision without a requested path would be.
-    t = await bootTestApp({ APPROVAL_EXPIRY_INTERVAL_SECONDS: '1', DECISION_PATH: 'durable' });
-    ids = await demoIds(t);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  // why: this instance runs a worker (a live heartbeat), so the expiry records its denial
+  // for the workers, as a decision without a requested path would be.
+  const { t, ids } = useTestApp({ APPROVAL_EXPIRY_INTERVAL_SECONDS: '1', DECISION_PATH: 'durable' });
 
   it('DENY is recorded for a worker, which carries it out', async () => {
     const config = await editor(t, 'deadline-durable', { approvalTimeoutSeconds: 1 });

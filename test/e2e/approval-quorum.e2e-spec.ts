@@ -5,9 +5,10 @@ import {
   receiptOf,
   upsertConfiguration,
 } from '../support/decisions';
-import { demoIds, startRun, waitForRest } from '../support/runs';
+import { startRun, waitForRest } from '../support/runs';
 import { itOnPostgres } from '../support/test-database';
-import { bootTestApp, errorCode, TestApp } from '../support/test-app';
+import { errorCode, TestApp } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 
 const PENDING = `query($id: ID!) { run(id: $id) { status pending { turn turnDigest approvalsRequired
   approvals { kind turn decidedBy { username } } } } }`;
@@ -71,21 +72,15 @@ async function outcome(t: TestApp, runId: string) {
 
 function quorumSuite(path: 'inline' | 'durable') {
   describe(`quorums (${path} path)`, () => {
-    let t: TestApp;
-    let ids: Awaited<ReturnType<typeof demoIds>>;
+    // why: the durable suite runs a worker in this instance, so decisions are recorded for it.
+    const { t, ids } = useTestApp({ DECISION_PATH: path, RATE_LIMIT_PER_MINUTE: '1000000' });
     let two: string;
     let three: string;
     let workspace = path === 'inline' ? 100 : 500;
     const nextWorkspace = () => ++workspace;
     beforeAll(async () => {
-      // why: the durable suite runs a worker in this instance, so decisions are recorded for it.
-      t = await bootTestApp({ DECISION_PATH: path, RATE_LIMIT_PER_MINUTE: '1000000' });
-      ids = await demoIds(t);
       two = await editor(t, `quorum-two-${path}`, { requiredApprovals: 2 });
       three = await editor(t, `quorum-three-${path}`, { requiredApprovals: 3 });
-    });
-    afterAll(async () => {
-      await t.close();
     });
 
     it('the first approval is a vote: the run waits, shows "1 of 2", the second continues it once', async () => {

@@ -1,8 +1,8 @@
 import { EDITOR_ROUNDS } from '../../src/demo/demo-data';
 import { startResting, upsertConfiguration } from '../support/decisions';
 import { PagesService } from '../../src/modules/content';
-import { demoIds } from '../support/runs';
-import { bootTestApp, errorCode, GqlResponse, TestApp } from '../support/test-app';
+import { errorCode, GqlResponse } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 import type {
   Configuration,
   Group,
@@ -37,16 +37,7 @@ const INBOX = `{ inbox { detailVisible mayApprove approveRefusal run { ${RUN_FIE
 const RUN = `query($id: ID!) { run(id: $id) { ${RUN_FIELDS} } }`;
 
 describe('what deciders without detail access see', () => {
-  let t: TestApp;
-  let ids: Awaited<ReturnType<typeof demoIds>>;
-
-  beforeAll(async () => {
-    t = await bootTestApp();
-    ids = await demoIds(t);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const { t, ids } = useTestApp();
 
   const editorRun = (as: string, page: string, subjectLanguageId = 0) =>
     startResting(t, as, {

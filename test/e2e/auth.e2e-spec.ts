@@ -3,7 +3,8 @@ import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { TokensService } from '../../src/modules/auth';
 import { RequestContext } from '../../src/platform/auth/request-context';
-import { bootTestApp, errorCode, GqlResponse, TestApp } from '../support/test-app';
+import { errorCode, GqlResponse, TestApp } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 import type { ApiTokenCreated, User } from '../support/generated/schema';
 
 const VIEWER = '{ viewer { user { username } } }';
@@ -60,7 +61,7 @@ function wsOutcome(t: TestApp, token: string | null): Promise<WsOutcome> {
 }
 
 describe('auth: users, groups and tokens through the API', () => {
-  let t: TestApp;
+  const { t } = useTestApp();
 
   const count = async (table: 'app_user' | 'api_token' | 'group_member'): Promise<number> => {
     const rows: Array<{ n: number }> = await t.dataSource.query(`SELECT count(*)::int AS n FROM ${table}`);
@@ -105,13 +106,6 @@ describe('auth: users, groups and tokens through the API', () => {
     expect(errorCode(res)).toBe(code);
     expect(res.data?.[Object.keys(res.data ?? {})[0] ?? ''] ?? null).toBeNull();
   };
-
-  beforeAll(async () => {
-    t = await bootTestApp();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
 
   describe('authentication on both transports', () => {
     let revoked: string;

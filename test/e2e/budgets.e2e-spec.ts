@@ -1,6 +1,7 @@
 import { RecordedDecisions } from '../../src/modules/approvals';
 import { demoIds, startRun, until, waitForRest } from '../support/runs';
-import { bootTestApp, errorCode, TestApp } from '../support/test-app';
+import { errorCode } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 
 // Token budgets (docs/budgets.md): the scripted rounds declare their usage, the caps stop a run
 // before its next model call, on the inline and the durable decision path alike.
@@ -47,8 +48,7 @@ interface RunView {
 }
 
 describe('token budgets', () => {
-  let t: TestApp;
-  let ids: Awaited<ReturnType<typeof demoIds>>;
+  const { t, ids } = useTestApp({ DECISION_PATH: 'durable', WORKER_ENABLED: 'false' });
   const configurationIds: Record<string, string> = {};
 
   const upsert = (input: Record<string, unknown>) =>
@@ -124,8 +124,6 @@ describe('token budgets', () => {
   }
 
   beforeAll(async () => {
-    t = await bootTestApp({ DECISION_PATH: 'durable', WORKER_ENABLED: 'false' });
-    ids = await demoIds(t);
     for (const input of [
       { identifier: 'budget-run', maxTokensPerRun: 150, providerOptions: { rounds: RUN_CAP_ROUNDS } },
       { identifier: 'budget-day', maxTokensPerUserPerDay: 100, providerOptions: { rounds: DAY_CAP_ROUNDS } },
@@ -135,7 +133,6 @@ describe('token budgets', () => {
       configurationIds[input.identifier] = res.data!.upsertConfiguration.id as string;
     }
   });
-  afterAll(() => t?.close());
 
   it('shows the caps on Configuration, null where none is set', async () => {
     const res = await t.gql<{ configurations: Array<Record<string, unknown>> }>(
@@ -261,11 +258,7 @@ describe('token budgets', () => {
 });
 
 describe('token budgets in the chat', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await bootTestApp();
-  });
-  afterAll(() => t?.close());
+  const { t } = useTestApp();
 
   const CONVERSATION = `id status lastRunId messages { role text notice }`;
 

@@ -5,8 +5,8 @@ import { gql } from '@apollo/client/core/core.cjs';
 import { print } from 'graphql';
 import { isDeepStrictEqual } from 'node:util';
 import { decide, digestOf, receiptOf, sleep, startResting } from '../support/decisions';
-import { collect, demoIds, until, waitForRest } from '../support/runs';
-import { bootTestApp, TestApp } from '../support/test-app';
+import { collect, until, waitForRest } from '../support/runs';
+import { useTestApp } from '../support/suite';
 
 const USERS = ['admin', 'alice', 'bob', 'carol', 'dave', 'erin'] as const;
 
@@ -94,16 +94,7 @@ function firstDifference(sent: unknown, read: unknown, path = ''): string | null
  * the cache would differ from what the server sent for it.
  */
 describe('ids that caches can trust', () => {
-  let t: TestApp;
-  let ids: Awaited<ReturnType<typeof demoIds>>;
-
-  beforeAll(async () => {
-    t = await bootTestApp();
-    ids = await demoIds(t);
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
+  const { t, ids } = useTestApp();
 
   const editorRun = (as: string, page = ids.pages.About) =>
     startResting(t, as, {

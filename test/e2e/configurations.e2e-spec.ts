@@ -1,4 +1,5 @@
-import { bootTestApp, errorCode, TestApp } from '../support/test-app';
+import { errorCode } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 import type { Configuration, Skill } from '../support/generated/schema';
 
 const CONFIGURATION_FIELDS = `id identifier name isActive requireSecondApprover maxIterations privacyLevel provider model
@@ -15,7 +16,7 @@ type ConfigurationResult = Omit<Configuration, '__typename' | 'skills'> & {
 const SCRIPT = { rounds: [{ text: 'hello', chunks: 2, chunkDelayMs: 1 }] };
 
 describe('configurations, skills and Tasks over GraphQL', () => {
-  let t: TestApp;
+  const { t } = useTestApp();
   const count = async (table: string): Promise<number> => {
     const rows: Array<{ n: number }> = await t.dataSource.query(`SELECT count(*)::int AS n FROM ${table}`);
     return rows[0]!.n;
@@ -53,13 +54,6 @@ describe('configurations, skills and Tasks over GraphQL', () => {
     expect(res.errors).toBeUndefined();
     return res.data!.configurations.map((c) => c.identifier);
   };
-
-  beforeAll(async () => {
-    t = await bootTestApp();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
 
   it('lists the four demo configurations for alice, with their attached skills', async () => {
     const res = await t.gql<{ configurations: ConfigurationResult[] }>(

@@ -1,15 +1,15 @@
-import { bootTestApp, errorCode, TestApp } from '../support/test-app';
+import { errorCode } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 import { ContentRepository } from '../../src/modules/content/persistence/content.repository';
 import type { Page } from '../support/generated/schema';
 
 type PageNode = Pick<Page, 'id' | 'title'> & { children?: PageNode[] };
 
 describe('content over GraphQL', () => {
-  let t: TestApp;
+  const { t } = useTestApp();
   const ids: Record<string, string> = {};
 
   beforeAll(async () => {
-    t = await bootTestApp();
     const rows: Array<{ id: number; slug: string }> = await t.dataSource.query('SELECT id, slug FROM page');
     const keyOf: Record<string, string> = {
       '/': 'Home',
@@ -21,9 +21,6 @@ describe('content over GraphQL', () => {
       '/orphan': 'Orphan',
     };
     for (const r of rows) ids[keyOf[r.slug]!] = String(r.id);
-  });
-  afterAll(async () => {
-    await t.close();
   });
 
   const PAGE = 'query ($id: ID!) { page(id: $id) { id title slug parentId children { id title } } }';

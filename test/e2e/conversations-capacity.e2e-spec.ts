@@ -1,5 +1,5 @@
 import { until } from '../support/runs';
-import { bootTestApp, TestApp } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 
 // Chat turns on an API-only instance (WORKER_ENABLED=false): carried here while no worker is
 // live, waiting for capacity with a notice when this instance is full; and a skill pick that
@@ -23,17 +23,12 @@ interface Conversation {
 }
 
 describe('chat turns without a worker process', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await bootTestApp({
-      WORKER_ENABLED: 'false',
-      DECISION_PATH: 'auto',
-      WORKER_CONCURRENCY: '1',
-      DECISION_PICKUP_SECONDS: '1',
-    });
-  }, 60_000);
-  afterAll(async () => t?.close());
+  const { t } = useTestApp({
+    WORKER_ENABLED: 'false',
+    DECISION_PATH: 'auto',
+    WORKER_CONCURRENCY: '1',
+    DECISION_PICKUP_SECONDS: '1',
+  });
 
   const codeOf = (res: { errors?: Array<{ extensions?: Record<string, unknown> }> }) =>
     res.errors?.[0]?.extensions?.code;

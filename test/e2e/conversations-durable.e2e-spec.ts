@@ -1,7 +1,7 @@
 import { RecordedDecisions } from '../../src/modules/approvals';
 import { QueuedRunPicker } from '../../src/modules/worker';
 import { demoIds, until } from '../support/runs';
-import { bootTestApp, TestApp } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 import type { Conversation as ApiConversation, Message, PendingTurn } from '../support/generated/schema';
 
 // A chat turn and a chat decision carried out by "the worker" step by step: the test plays
@@ -19,12 +19,7 @@ type Conversation = Pick<ApiConversation, 'id' | 'status' | 'lastRunId' | 'appro
 };
 
 describe('chat turns and decisions on the durable path', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await bootTestApp({ DECISION_PATH: 'durable', WORKER_ENABLED: 'false' });
-  });
-  afterAll(async () => t?.close());
+  const { t } = useTestApp({ DECISION_PATH: 'durable', WORKER_ENABLED: 'false' });
 
   const get = async (id: string): Promise<Conversation> =>
     (await t.gql<{ conversation: Conversation }>(GET, { id }, 'alice')).data!.conversation;

@@ -1,6 +1,6 @@
 import { ApprovalExpiry } from '../../src/modules/approvals';
-import { demoIds, until } from '../support/runs';
-import { bootTestApp, TestApp } from '../support/test-app';
+import { until } from '../support/runs';
+import { useTestApp } from '../support/suite';
 
 // A chat waiting on a proposal whose deadline passed (docs/decisions.md, "Deadlines").
 
@@ -17,16 +17,8 @@ interface Conversation {
 }
 
 describe('conversations: a proposal that lapses', () => {
-  let t: TestApp;
-  let ids: Awaited<ReturnType<typeof demoIds>>;
-  beforeAll(async () => {
-    // why: the sweep of this instance stays out of the way; the test runs one pass itself.
-    t = await bootTestApp({ APPROVAL_EXPIRY_INTERVAL_SECONDS: '3600' });
-    ids = await demoIds(t);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  // why: the sweep of this instance stays out of the way; the test runs one pass itself.
+  const { t, ids } = useTestApp({ APPROVAL_EXPIRY_INTERVAL_SECONDS: '3600' });
 
   const get = async (id: string): Promise<Conversation> => {
     const res = await t.gql<{ conversation: Conversation }>(GET, { id }, 'alice');

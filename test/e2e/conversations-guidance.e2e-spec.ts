@@ -1,6 +1,6 @@
 import { recordScriptedRequests, type ProviderRequest } from '../../src/agent';
-import { demoIds, until } from '../support/runs';
-import { bootTestApp, TestApp } from '../support/test-app';
+import { until } from '../support/runs';
+import { useTestApp } from '../support/suite';
 
 // Process skills that guide the model (docs/chat-and-skills.md "How a skill reaches a run",
 // "Skill versions"): what the provider receives, the pinned version, what ends a process.
@@ -48,15 +48,12 @@ const SEO_V1 = 'Work step by step: read the page, propose a better SEO title and
 const SEO_V2 = 'Version two: first check the page title length, then propose a new SEO title.';
 
 describe('process skills that guide the model, with approved, pinned versions', () => {
-  let t: TestApp;
-  let ids: Awaited<ReturnType<typeof demoIds>>;
+  const { t, ids } = useTestApp({}, { beforeClose: () => recordScriptedRequests(null) });
   let seoSkillId: string;
   /** Every request the scripted provider was sent in this file. */
   const requests: ProviderRequest[] = [];
 
   beforeAll(async () => {
-    t = await bootTestApp();
-    ids = await demoIds(t);
     [{ id: seoSkillId }] = await t.dataSource.query(
       `SELECT id::text FROM skill WHERE identifier = 'seo-process'`,
     );
@@ -64,10 +61,6 @@ describe('process skills that guide the model, with approved, pinned versions', 
     await t.dataSource.query(`UPDATE app_user SET is_admin = true WHERE username = 'carol'`);
     recordScriptedRequests((r) => requests.push(r));
   }, 60_000);
-  afterAll(async () => {
-    recordScriptedRequests(null);
-    await t?.close();
-  });
 
   const codeOf = (res: { errors?: Array<{ extensions?: Record<string, unknown> }> }) =>
     res.errors?.[0]?.extensions?.code;

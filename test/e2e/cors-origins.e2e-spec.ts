@@ -3,7 +3,8 @@ import { createClient, Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { startResting } from '../support/decisions';
 import { collect, demoIds, until } from '../support/runs';
-import { bootTestApp, TestApp } from '../support/test-app';
+import { TestApp } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 
 const LISTED = 'http://localhost:5173';
 const FOREIGN = 'https://evil.example';
@@ -29,20 +30,22 @@ function wsFrom(t: TestApp, origin: string, as = 'bob'): Client {
  * WebSocket and HTTP requests from the server's own origin pass; a refused origin is logged.
  */
 describe("CORS_ORIGINS and the server's own origin", () => {
-  let t: TestApp;
-  let own: string;
   const clients: Client[] = [];
+  const { t } = useTestApp(
+    { CORS_ORIGINS: LISTED },
+    {
+      beforeClose: async () => {
+        for (const c of clients) await c.dispose();
+      },
+    },
+  );
+  let own: string;
   const warn = jest.spyOn(Logger.prototype, 'warn');
 
-  beforeAll(async () => {
-    t = await bootTestApp({ CORS_ORIGINS: LISTED });
+  beforeAll(() => {
     own = new URL(t.url).origin;
   });
-  afterAll(async () => {
-    for (const c of clients) await c.dispose();
-    await t?.close();
-    warn.mockRestore();
-  });
+  afterAll(() => warn.mockRestore());
   beforeEach(() => warn.mockClear());
 
   const warnedAbout = (origin: string): boolean =>

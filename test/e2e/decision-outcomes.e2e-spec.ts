@@ -3,8 +3,8 @@
 // making the second write fail once (a trigger that raises on its first call only).
 import { RecordedDecisions } from '../../src/modules/approvals';
 import { QueuedRunPicker, ReaperService } from '../../src/modules/worker';
-import { bootTestApp, TestApp } from '../support/test-app';
-import { demoIds, startRun, waitForRest } from '../support/runs';
+import { useTestApp } from '../support/suite';
+import { startRun, waitForRest } from '../support/runs';
 import type { Decision, HandBack, Run } from '../support/generated/schema';
 
 const DIGEST = `query($id: ID!) { run(id: $id) { pending { turnDigest } } }`;
@@ -18,15 +18,7 @@ type RunView = Pick<Run, 'status'> & {
 };
 
 describe('decision records after a continuation is cut off', () => {
-  let t: TestApp;
-  let ids: Awaited<ReturnType<typeof demoIds>>;
-  beforeAll(async () => {
-    t = await bootTestApp({ DECISION_PATH: 'durable', WORKER_ENABLED: 'false' });
-    ids = await demoIds(t);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const { t, ids } = useTestApp({ DECISION_PATH: 'durable', WORKER_ENABLED: 'false' });
 
   const view = async (runId: string): Promise<RunView> =>
     (await t.gql<{ run: RunView }>(RUN, { id: runId })).data!.run;

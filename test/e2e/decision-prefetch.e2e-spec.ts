@@ -11,8 +11,9 @@ import {
   receiptOf,
   startResting,
 } from '../support/decisions';
-import { demoIds, waitForRest } from '../support/runs';
-import { bootTestApp, errorCode, TestApp } from '../support/test-app';
+import { waitForRest } from '../support/runs';
+import { errorCode } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 
 /**
  * A decision's one read starts as soon as Apollo knows the operation (OperationPrefetch, in
@@ -22,15 +23,7 @@ import { bootTestApp, errorCode, TestApp } from '../support/test-app';
  */
 describe('decisions: the run read starts with the operation', () => {
   const LIMIT = 12;
-  let t: TestApp;
-  let ids: Awaited<ReturnType<typeof demoIds>>;
-  beforeAll(async () => {
-    t = await bootTestApp({ RATE_LIMIT_PER_MINUTE: String(LIMIT) });
-    ids = await demoIds(t);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const { t, ids } = useTestApp({ RATE_LIMIT_PER_MINUTE: String(LIMIT) });
   afterEach(() => jest.restoreAllMocks());
 
   const waiting = () =>

@@ -1,8 +1,8 @@
 import { EventBus } from '../../src/platform/pubsub/event-bus';
 import { INBOX_TOPIC, progressTopic, RunExecutor, WORK_TOPIC } from '../../src/modules/runs';
 import { decide, digestOf, receiptOf, startResting } from '../support/decisions';
-import { demoIds, waitForRest } from '../support/runs';
-import { bootTestApp, TestApp } from '../support/test-app';
+import { waitForRest } from '../support/runs';
+import { useTestApp } from '../support/suite';
 
 /** How long the held inbox publish takes (a slow Redis, say). */
 const HELD_MS = 400;
@@ -13,16 +13,7 @@ const HELD_MS = 400;
  * not wait for the inbox's (docs/decisions.md, "The decision record").
  */
 describe('decisions: the publishes after the claim', () => {
-  let t: TestApp;
-  let ids: Awaited<ReturnType<typeof demoIds>>;
-  beforeAll(async () => {
-    t = await bootTestApp();
-    ids = await demoIds(t);
-  });
-  afterAll(async () => {
-    jest.restoreAllMocks();
-    await t.close();
-  });
+  const { t, ids } = useTestApp({}, { beforeClose: () => jest.restoreAllMocks() });
 
   /** When each topic's publish was asked for, with the inbox's held for HELD_MS. */
   function holdInbox(): Map<string, number> {

@@ -8,9 +8,9 @@ import {
 } from '../support/decisions';
 import { openBurst } from '../support/burst';
 import { RunExecutor } from '../../src/modules/runs';
-import { demoIds, waitForRest } from '../support/runs';
+import { waitForRest } from '../support/runs';
 import { StatementLog } from '../support/statement-log';
-import { bootTestApp, TestApp } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 
 /**
  * What an inline decision sends (docs/decisions.md, "The checks, in order"): the token's check,
@@ -20,15 +20,7 @@ import { bootTestApp, TestApp } from '../support/test-app';
  * another page than that one reads its page in a statement of its own.
  */
 describe('decisions: the claim statement', () => {
-  let t: TestApp;
-  let ids: Awaited<ReturnType<typeof demoIds>>;
-  beforeAll(async () => {
-    t = await bootTestApp();
-    ids = await demoIds(t);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const { t, ids } = useTestApp();
 
   /** A demo-editor run waiting to write a new SEO title on the page, in the workspace. */
   const waiting = (page = 'Products', workspaceId = 0) =>

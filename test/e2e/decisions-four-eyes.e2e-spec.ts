@@ -6,8 +6,8 @@ import {
   receiptOf,
   startResting,
 } from '../support/decisions';
-import { demoIds, waitForRest } from '../support/runs';
-import { bootTestApp, TestApp } from '../support/test-app';
+import { waitForRest } from '../support/runs';
+import { useTestApp } from '../support/suite';
 import type { InboxItem as ApiInboxItem, Run } from '../support/generated/schema';
 
 type InboxItem = Pick<ApiInboxItem, 'mayApprove' | 'detailVisible' | 'decidableHere'> & {
@@ -16,16 +16,7 @@ type InboxItem = Pick<ApiInboxItem, 'mayApprove' | 'detailVisible' | 'decidableH
 
 /** Four-eyes on demo-four-eyes (requireSecondApprover): the initiator may deny, never approve. */
 describe('decisions: four-eyes', () => {
-  let t: TestApp;
-  let ids: Awaited<ReturnType<typeof demoIds>>;
-
-  beforeAll(async () => {
-    t = await bootTestApp();
-    ids = await demoIds(t);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const { t, ids } = useTestApp();
 
   const pageOf = (page: string) => ({ pageId: ids.pages[page]! });
   const fourEyesRun = (as: string, page: string) =>

@@ -10,24 +10,16 @@ import {
   startResting,
   upsertConfiguration,
 } from '../support/decisions';
-import { demoIds, waitForRest } from '../support/runs';
-import { bootTestApp, errorCode, TestApp } from '../support/test-app';
+import { waitForRest } from '../support/runs';
+import { errorCode } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 
 /**
  * Checks 13-14 of docs/decisions.md (the decider gate, the audit record) and idempotency:
  * each refusal after the claim releases the run to its waiting state, unchanged.
  */
 describe('decisions: gates after the claim, and idempotency', () => {
-  let t: TestApp;
-  let ids: Awaited<ReturnType<typeof demoIds>>;
-
-  beforeAll(async () => {
-    t = await bootTestApp();
-    ids = await demoIds(t);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const { t, ids } = useTestApp();
 
   const pageOf = (page: string) => ({ pageId: ids.pages[page]! });
   const editorRun = (page: string, as = 'alice') =>

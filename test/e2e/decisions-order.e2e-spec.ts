@@ -10,8 +10,9 @@ import {
   startResting,
   upsertConfiguration,
 } from '../support/decisions';
-import { demoIds, waitForRest } from '../support/runs';
-import { bootTestApp, errorCode, TestApp } from '../support/test-app';
+import { waitForRest } from '../support/runs';
+import { errorCode } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 
 /**
  * The order of the decision checks (docs/decisions.md, "The checks, in order"): each case
@@ -19,17 +20,8 @@ import { bootTestApp, errorCode, TestApp } from '../support/test-app';
  * nothing changed. A reordering of the checks fails here.
  */
 describe('decisions: the checks apply in the documented order', () => {
-  let t: TestApp;
-  let ids: Awaited<ReturnType<typeof demoIds>>;
+  const { t, ids } = useTestApp();
   let copies = 0;
-
-  beforeAll(async () => {
-    t = await bootTestApp();
-    ids = await demoIds(t);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
 
   const editorRun = (page: string, configurationId = ids.configurations['demo-editor']!) =>
     startResting(t, 'alice', { configurationId, prompt: 'SEO please', subjectPageId: ids.pages[page] });

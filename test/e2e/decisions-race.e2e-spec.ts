@@ -8,9 +8,10 @@ import {
   upsertConfiguration,
 } from '../support/decisions';
 import { RunDecisions, RunsService } from '../../src/modules/runs';
-import { demoIds, until, waitForRest } from '../support/runs';
+import { until, waitForRest } from '../support/runs';
 import { itOnPostgres } from '../support/test-database';
-import { bootTestApp, errorCode, TestApp } from '../support/test-app';
+import { errorCode } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 
 const RACERS = 64;
 // why 16 runs (it was 50, 150 s of a shared CI machine, and it hit its timeout there): a broken
@@ -25,14 +26,11 @@ const DECIDERS = ['bob', 'carol', 'admin', 'alice'];
  * turn, exactly one continuation. Counted in the database, never taken from the responses.
  */
 describe('decisions: races on the claim', () => {
-  let t: TestApp;
-  let ids: Awaited<ReturnType<typeof demoIds>>;
+  const { t, ids } = useTestApp({ RATE_LIMIT_PER_MINUTE: '1000000' });
   let raceConfiguration: string;
   let pageId: number;
 
   beforeAll(async () => {
-    t = await bootTestApp({ RATE_LIMIT_PER_MINUTE: '1000000' });
-    ids = await demoIds(t);
     pageId = Number(ids.pages.Widget);
     // why: the answer after the write is slow, so every racer arrives while the winner's
     // continuation still runs (a racer arriving after it settled would rightly get RUN_NOT_WAITING).
@@ -56,9 +54,6 @@ describe('decisions: races on the claim', () => {
     await t.dataSource.query(
       `CREATE TRIGGER race_log_write AFTER INSERT OR UPDATE ON page_text FOR EACH ROW EXECUTE FUNCTION race_log_write()`,
     );
-  });
-  afterAll(async () => {
-    await t.close();
   });
 
   /** A race-editor run in its own workspace, waiting for approval. */

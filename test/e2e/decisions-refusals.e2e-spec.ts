@@ -15,8 +15,9 @@ import {
   upsertConfiguration,
 } from '../support/decisions';
 import { refusalRuns } from '../support/refusals';
-import { demoIds, waitForRest } from '../support/runs';
-import { bootTestApp, errorCode, TestApp } from '../support/test-app';
+import { waitForRest } from '../support/runs';
+import { errorCode } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 
 /**
  * One test (at least) per refusal code of checks 1-12 of docs/decisions.md: the code, and
@@ -24,18 +25,9 @@ import { bootTestApp, errorCode, TestApp } from '../support/test-app';
  * The gates of checks 13-14 and idempotency are in decisions-gates.e2e-spec.ts.
  */
 describe('decisions: refusals change nothing', () => {
-  let t: TestApp;
-  let ids: Awaited<ReturnType<typeof demoIds>>;
+  const { t, ids } = useTestApp();
 
-  beforeAll(async () => {
-    t = await bootTestApp();
-    ids = await demoIds(t);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
-
-  const { editorCopy, editorRun, pageOf } = refusalRuns(() => ({ t, ids }));
+  const { editorCopy, editorRun, pageOf } = refusalRuns({ t, ids });
 
   describe('NOT_FOUND (check 1)', () => {
     it('dave (no grant, not the owner) on alice’s run: as for a run that does not exist', async () => {

@@ -1,20 +1,13 @@
-import { bootTestApp, errorCode, TestApp } from '../support/test-app';
-import { demoIds, startRun, waitForRest } from '../support/runs';
+import { errorCode } from '../support/test-app';
+import { useTestApp } from '../support/suite';
+import { startRun, waitForRest } from '../support/runs';
 
 const PENDING = `query($id: ID!) { run(id: $id) { status pending { turnDigest } } }`;
 const APPROVE = `mutation($input: ApproveRunInput!) { approveRun(input: $input) {
   path decision { kind turn decidedBy { username } outcome } run { id status } } }`;
 
 describe('decisions: the happy path', () => {
-  let t: TestApp;
-  let ids: Awaited<ReturnType<typeof demoIds>>;
-  beforeAll(async () => {
-    t = await bootTestApp();
-    ids = await demoIds(t);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const { t, ids } = useTestApp();
 
   it('approves demo-editor: the write happens once and the run completes', async () => {
     const run = await startRun(t, 'alice', {

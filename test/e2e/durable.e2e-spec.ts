@@ -1,6 +1,7 @@
 import { RecordedDecisions } from '../../src/modules/approvals';
-import { bootTestApp, TestApp } from '../support/test-app';
-import { collect, demoIds, startRun, waitForRest } from '../support/runs';
+import type { TestApp } from '../support/test-app';
+import { useTestApp } from '../support/suite';
+import { collect, startRun, waitForRest, type DemoIds } from '../support/runs';
 import { StatementLog } from '../support/statement-log';
 
 const DIGEST = `query($id: ID!) { run(id: $id) { pending { turnDigest } } }`;
@@ -10,13 +11,7 @@ const RUN = `query($id: ID!) { run(id: $id) { status handBack { code at } decisi
 const PROGRESS = `subscription($id: ID!) { runProgress(runId: $id) { kind status stepCount turn } }`;
 
 /** A run waiting for approval, started while no worker is live (so it ran inline). */
-async function waitingRun(
-  t: TestApp,
-  ids: Awaited<ReturnType<typeof demoIds>>,
-  page: string,
-  owner = 'alice',
-  subjectLanguageId = 0,
-) {
+async function waitingRun(t: TestApp, ids: DemoIds, page: string, owner = 'alice', subjectLanguageId = 0) {
   await t.dataSource.query('DELETE FROM worker_heartbeat');
   const run = await startRun(t, owner, {
     configurationId: ids.configurations['demo-editor'],
@@ -40,15 +35,7 @@ async function counts(t: TestApp, runId: string) {
 
 describe('the durable path', () => {
   describe('with no picker running (a worker that is live but has not picked up yet)', () => {
-    let t: TestApp;
-    let ids: Awaited<ReturnType<typeof demoIds>>;
-    beforeAll(async () => {
-      t = await bootTestApp({ DECISION_PATH: 'durable', WORKER_ENABLED: 'false' });
-      ids = await demoIds(t);
-    });
-    afterAll(async () => {
-      await t.close();
-    });
+    const { t, ids } = useTestApp({ DECISION_PATH: 'durable', WORKER_ENABLED: 'false' });
     const pretendLiveWorker = () =>
       t.dataSource.query(
         `INSERT INTO worker_heartbeat (worker_id, name) VALUES ('test-worker', 'worker:test') ON CONFLICT (worker_id) DO UPDATE SET last_seen = now()`,

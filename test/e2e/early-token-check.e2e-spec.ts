@@ -3,7 +3,7 @@ import { generateToken, hashToken } from '../../src/modules/auth/core/token';
 import { openBurst } from '../support/burst';
 import { StatementLog } from '../support/statement-log';
 import { until } from '../support/runs';
-import { bootTestApp, TestApp } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 
 const TOKEN_LOOKUP = /\bFROM api_token t JOIN app_user u\b/;
 
@@ -13,13 +13,7 @@ const TOKEN_LOOKUP = /\bFROM api_token t JOIN app_user u\b/;
  * coming in, and the GraphQL context awaits that same lookup instead of sending a second one.
  */
 describe('the token check starts as the request arrives', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await bootTestApp();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const { t } = useTestApp();
 
   /** A POST whose body is held back after its first half until `release` is called. */
   function heldBack(authorization: string, body: string) {

@@ -1,9 +1,9 @@
 import { decide, digestOf, pendingOf, receiptOf, startResting } from '../support/decisions';
 import { PagesService } from '../../src/modules/content';
 import { RunExecutor } from '../../src/modules/runs';
-import { demoIds, waitForRest } from '../support/runs';
+import { waitForRest } from '../support/runs';
 import { StatementLog, type LoggedStatement } from '../support/statement-log';
-import { bootTestApp, TestApp } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 import { itOnPostgres } from '../support/test-database';
 
 /** The first words of a statement, enough to tell which write or read it is. */
@@ -24,15 +24,7 @@ const isCarried = (s: LoggedStatement) => /^WITH leased AS \(/.test(s.text);
  * computed from; where the guard fails, the call runs again in a transaction with a locked read.
  */
 describe('runs: the approved write and its completion', () => {
-  let t: TestApp;
-  let ids: Awaited<ReturnType<typeof demoIds>>;
-  beforeAll(async () => {
-    t = await bootTestApp();
-    ids = await demoIds(t);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const { t, ids } = useTestApp();
 
   /** A demo-editor run waiting to write a new SEO title on the page, in the workspace. */
   const waiting = (page: string, workspaceId: number) =>

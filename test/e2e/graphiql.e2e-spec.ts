@@ -5,7 +5,7 @@ import { runInNewContext } from 'node:vm';
 import WebSocket from 'ws';
 import { startResting } from '../support/decisions';
 import { demoIds, until } from '../support/runs';
-import { bootTestApp, TestApp } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 
 type Result = {
   data?: Record<string, unknown>;
@@ -26,12 +26,18 @@ type Fetcher = (
  * coded error, never a stack trace.
  */
 describe('the GraphiQL page’s fetcher', () => {
-  let t: TestApp;
-  let fetcher: Fetcher;
   const sockets: Array<{ dispose(): void }> = [];
+  const { t } = useTestApp(
+    {},
+    {
+      beforeClose: () => {
+        for (const s of sockets) s.dispose();
+      },
+    },
+  );
+  let fetcher: Fetcher;
 
   beforeAll(async () => {
-    t = await bootTestApp();
     const base = new URL(t.url).origin;
     const script = await (await fetch(`${base}/graphiql/assets/countersign-graphiql.js`)).text();
     const element = { addEventListener: () => undefined, textContent: '', value: '' };
@@ -59,10 +65,6 @@ describe('the GraphiQL page’s fetcher', () => {
       },
     });
     fetcher = rendered.at(-1)!.fetcher; // the page as opened: no token in its own field
-  });
-  afterAll(async () => {
-    for (const s of sockets) s.dispose();
-    await t?.close();
   });
 
   /** Subscribes through the fetcher; resolves with the first result that satisfies `until`. */
@@ -127,13 +129,7 @@ describe('the GraphiQL page’s fetcher', () => {
  * suggestions differ). Over HTTP and graphql-ws.
  */
 describe.each(['test', 'production'])('refusals carry no stack trace (NODE_ENV=%s)', (nodeEnv) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await bootTestApp({ NODE_ENV: nodeEnv });
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
+  const { t } = useTestApp({ NODE_ENV: nodeEnv });
 
   const UNKNOWN_RUN = '00000000-0000-4000-8000-000000000000';
 

@@ -1,6 +1,6 @@
 import { auditServer } from 'graphql-http';
 import { collect } from '../support/runs';
-import { bootTestApp, TestApp } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 
 const DEEP = `{ sites { rootPage { ${'children { '.repeat(10)} id ${'} '.repeat(12)} }`;
 
@@ -10,14 +10,7 @@ const DEEP = `{ sites { rootPage { ${'children { '.repeat(10)} id ${'} '.repeat(
  * graphql-ws, and status codes by the accepted media type.
  */
 describe('GraphQL over HTTP: audits, error codes and statuses', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await bootTestApp();
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
+  const { t } = useTestApp();
 
   const post = async (body: unknown, accept?: string) => {
     const res = await fetch(t.url, {

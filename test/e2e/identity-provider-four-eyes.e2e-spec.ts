@@ -1,7 +1,8 @@
 import { decide, digestOf, receiptOf, startResting } from '../support/decisions';
 import { mapIdentityGroup, TestOidcProvider } from '../support/oidc-provider';
-import { demoIds, waitForRest } from '../support/runs';
-import { bootTestApp, errorCode, TestApp } from '../support/test-app';
+import { waitForRest } from '../support/runs';
+import { errorCode } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 
 /**
  * The issue's "done when", over the API: a run started by one user signed in through the
@@ -9,19 +10,17 @@ import { bootTestApp, errorCode, TestApp } from '../support/test-app';
  */
 describe('four-eyes between two users of the identity provider', () => {
   let idp: TestOidcProvider;
-  let t: TestApp;
-  let ids: Awaited<ReturnType<typeof demoIds>>;
-
   beforeAll(async () => {
     idp = await TestOidcProvider.start();
-    t = await bootTestApp(idp.settings());
-    ids = await demoIds(t);
+  });
+  const { t, ids } = useTestApp(() => idp.settings());
+  afterAll(async () => {
+    await idp?.stop();
+  });
+
+  beforeAll(async () => {
     await mapIdentityGroup(t.dataSource, 'Countersign.Editors', 'editors');
     await mapIdentityGroup(t.dataSource, 'Countersign.Approvers', 'approvers');
-  });
-  afterAll(async () => {
-    await t?.close();
-    await idp?.stop();
   });
 
   it('the initiator may not approve; the second user does, and the record names both', async () => {

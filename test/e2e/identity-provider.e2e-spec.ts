@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { type Client, createClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { bootTestApp, errorCode, TestApp } from '../support/test-app';
+import { errorCode } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 import { mapIdentityGroup, TEST_AUDIENCE, TestOidcProvider } from '../support/oidc-provider';
 
 const VIEWER = '{ viewer { user { username displayName locale isAdmin groups { name } } } }';
@@ -22,14 +23,24 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('sign-in through an OpenID provider (a real oidc-provider)', () => {
   let idp: TestOidcProvider;
-  let t: TestApp;
+  beforeAll(async () => {
+    idp = await TestOidcProvider.start();
+  });
+  const clients: Client[] = [];
+  const { t } = useTestApp(() => idp.settings(), {
+    beforeClose: async () => {
+      for (const c of clients) await c.dispose();
+    },
+  });
+  afterAll(async () => {
+    await idp?.stop();
+  });
 
   const count = async (table: string): Promise<number> =>
     Number((await t.dataSource.query<{ n: string }[]>(`SELECT count(*) AS n FROM ${table}`))[0]?.n);
   const map = (claimValue: string, group: string, grantsAdmin = false) =>
     mapIdentityGroup(t.dataSource, claimValue, group, grantsAdmin);
 
-  const clients: Client[] = [];
   /** A client that keeps its connection open between operations (not lazy). */
   const stayingClient = (jwt: string): Client => {
     const client = createClient({
@@ -45,16 +56,8 @@ describe('sign-in through an OpenID provider (a real oidc-provider)', () => {
   };
 
   beforeAll(async () => {
-    idp = await TestOidcProvider.start();
-    t = await bootTestApp(idp.settings());
     await map('cs-approvers', 'approvers');
     await map('cs-admins', 'editors', true);
-  });
-
-  afterAll(async () => {
-    for (const c of clients) await c.dispose();
-    await t?.close();
-    await idp?.stop();
   });
 
   it('creates the user on the first sign-in from the standard claims, linked by subject, with mapped groups', async () => {

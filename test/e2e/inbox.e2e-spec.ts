@@ -1,6 +1,6 @@
 import { createToken, decide, digestOf, INBOX_CHANGED, receiptOf, startResting } from '../support/decisions';
-import { collect, demoIds, until, waitForRest } from '../support/runs';
-import { bootTestApp, TestApp } from '../support/test-app';
+import { collect, until, waitForRest } from '../support/runs';
+import { useTestApp } from '../support/suite';
 import type {
   InboxItem as ApiInboxItem,
   PendingToolCall,
@@ -29,16 +29,7 @@ const INBOX = `{ inbox { detailVisible mayApprove decidableHere
 
 /** The inbox (docs/decisions.md "What the inbox shows") and inboxChanged. */
 describe('inbox', () => {
-  let t: TestApp;
-  let ids: Awaited<ReturnType<typeof demoIds>>;
-
-  beforeAll(async () => {
-    t = await bootTestApp();
-    ids = await demoIds(t);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const { t, ids } = useTestApp();
 
   const inboxOf = async (as: string): Promise<InboxItem[]> => {
     const res = await t.gql<{ inbox: InboxItem[] }>(INBOX, {}, as);

@@ -7,15 +7,15 @@ import {
   startResting,
   upsertConfiguration,
 } from '../support/decisions';
-import { demoIds, waitForRest } from '../support/runs';
-import { bootTestApp, TestApp } from '../support/test-app';
+import { waitForRest } from '../support/runs';
+import { useTestApp } from '../support/suite';
 
 /**
  * Input schemas come from model output (a prompt-injected page can choose them): their patterns
  * match in linear time, and only a documented subset of JSON Schema is accepted.
  */
 describe('input schemas written by the model', () => {
-  let t: TestApp;
+  const { t, ids } = useTestApp();
   let pageId: string;
 
   /** A configuration whose model asks once with `schema`, then says it is done. */
@@ -39,12 +39,8 @@ describe('input schemas written by the model', () => {
       )
     ).map((r: { payload: { isError: boolean; result: unknown } }) => r.payload);
 
-  beforeAll(async () => {
-    t = await bootTestApp();
-    pageId = (await demoIds(t)).pages.Home!;
-  });
-  afterAll(async () => {
-    await t.close();
+  beforeAll(() => {
+    pageId = ids.pages.Home!;
   });
 
   it('matches a catastrophic-backtracking pattern against a long answer in milliseconds', async () => {

@@ -3,7 +3,8 @@
 // suggestions stripped in production. Every refusal is a client error, never a 500.
 import type { Client as WsClient } from 'graphql-ws';
 import { nestedQuery, overWs, PARSE, VALIDATION } from '../support/graphql-limits';
-import { bootTestApp, errorCode, GqlResponse, TestApp } from '../support/test-app';
+import { errorCode, GqlResponse } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 
 /** A document within the depth, alias and token limits whose cost is above 5000. */
 const COSTLY_QUERY = (() => {
@@ -44,13 +45,7 @@ interface RawResponse {
 }
 
 describe('GraphQL limits', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await bootTestApp();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const { t } = useTestApp();
 
   async function post(body: string, headers: Record<string, string> = {}): Promise<RawResponse> {
     const res = await fetch(t.url, {
@@ -290,13 +285,7 @@ describe('GraphQL limits', () => {
 });
 
 describe('GraphQL limits in production', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await bootTestApp({ NODE_ENV: 'production' });
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const { t } = useTestApp({ NODE_ENV: 'production' });
 
   it('strips field suggestions over HTTP and graphql-ws', async () => {
     const http = await t.gql('{ viewer { grant } }');
@@ -309,13 +298,7 @@ describe('GraphQL limits in production', () => {
 });
 
 describe('rate limit per user (RATE_LIMIT_PER_MINUTE=5)', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await bootTestApp({ RATE_LIMIT_PER_MINUTE: '5' });
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const { t } = useTestApp({ RATE_LIMIT_PER_MINUTE: '5' });
 
   const viewer = '{ viewer { user { username } } }';
 

@@ -1,5 +1,5 @@
 import { ContentQueries } from '../../src/modules/content/application/content-queries';
-import { bootTestApp, TestApp } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 
 // The request log as operators read it (docs/operations.md, "Logs"): JSON lines on a pipe, one
 // per request, and a fault's correlation id in the answer equal to that request's id in the log.
@@ -12,14 +12,9 @@ interface LogLine {
 }
 
 describe('request logs and the correlation id of a fault', () => {
-  let t: TestApp;
+  const { t } = useTestApp({ LOG_LEVEL: 'info', LOG_FORMAT: 'json' });
   let captured = '';
   let stdout: jest.SpyInstance;
-
-  beforeAll(async () => {
-    t = await bootTestApp({ LOG_LEVEL: 'info', LOG_FORMAT: 'json' });
-  });
-  afterAll(() => t.close());
   beforeEach(() => {
     captured = '';
     // why: the server logs to process.stdout; the lines are read here instead of printed.

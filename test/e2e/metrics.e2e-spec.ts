@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { decide, digestOf, receiptOf, startResting } from '../support/decisions';
 import { demoIds, until, waitForRest } from '../support/runs';
-import { bootTestApp, errorCode, TestApp } from '../support/test-app';
+import { errorCode, TestApp } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 
 // `GET /metrics` as Prometheus scrapes it (docs/operations.md, "Metrics").
 
@@ -25,11 +26,7 @@ const DECIDED_INLINE = 'countersign_decisions_total{outcome="approve",path="inli
 const DECIDED_DURABLE = 'countersign_decisions_total{outcome="approve",path="durable"}';
 
 describe('/metrics (enabled, no token: the default)', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await bootTestApp({ DECISION_PATH: 'inline' });
-  });
-  afterAll(() => t?.close());
+  const { t } = useTestApp({ DECISION_PATH: 'inline' });
 
   it('counts one inline decision and one refusal by code, and reads the runs from the database', async () => {
     const ids = await demoIds(t);
@@ -105,11 +102,7 @@ describe('/metrics (enabled, no token: the default)', () => {
 
 describe('/metrics with METRICS_TOKEN', () => {
   const token = 'metrics-scrape-token-0123456789';
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await bootTestApp({ METRICS_TOKEN: token });
-  });
-  afterAll(() => t?.close());
+  const { t } = useTestApp({ METRICS_TOKEN: token });
 
   it('refuses a scrape without the token (401, no figure) and answers one with it', async () => {
     for (const given of [undefined, 'wrong-token-0123456789', t.tokens.admin!]) {
@@ -124,11 +117,7 @@ describe('/metrics with METRICS_TOKEN', () => {
 });
 
 describe('/metrics with METRICS_ENABLED=false', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await bootTestApp({ METRICS_ENABLED: 'false' });
-  });
-  afterAll(() => t?.close());
+  const { t } = useTestApp({ METRICS_ENABLED: 'false' });
 
   it('is not there (404), and the API works as before', async () => {
     const res = await scrape(t);

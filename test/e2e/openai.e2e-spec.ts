@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { collect, demoIds, startRun, waitForRest } from '../support/runs';
-import { bootTestApp, TestApp } from '../support/test-app';
+import { collect, startRun, waitForRest } from '../support/runs';
+import { useTestApp } from '../support/suite';
 import type { RunEvent } from '../support/generated/schema';
 
 const KEY = 'sk-test-secret';
@@ -114,17 +114,19 @@ function failWith(status: number, message: string): Handler {
 }
 
 describe('the openai provider end to end against a local chat-completions server', () => {
-  let t: TestApp;
   let llm: FakeOpenAi;
-  let ids: Awaited<ReturnType<typeof demoIds>>;
-  let configurationId: string;
-
   beforeAll(async () => {
     llm = new FakeOpenAi();
     await llm.start();
-    // why: AppConfig.secret reads the environment handed to loadConfig, never process.env.
-    t = await bootTestApp({ CS_PROVIDER_KEY_TEST: KEY });
-    ids = await demoIds(t);
+  });
+  // why: AppConfig.secret reads the environment handed to loadConfig, never process.env.
+  const { t, ids } = useTestApp({ CS_PROVIDER_KEY_TEST: KEY });
+  afterAll(async () => {
+    await llm?.stop();
+  });
+  let configurationId: string;
+
+  beforeAll(async () => {
     const res = await t.gql<{ upsertConfiguration: { id: string } }>(
       `mutation($input: ConfigurationInput!) { upsertConfiguration(input: $input) { id } }`,
       {
@@ -139,10 +141,6 @@ describe('the openai provider end to end against a local chat-completions server
     );
     if (!res.data) throw new Error(JSON.stringify(res.errors));
     configurationId = res.data.upsertConfiguration.id;
-  });
-  afterAll(async () => {
-    await t?.close();
-    await llm?.stop();
   });
 
   beforeEach(() => {

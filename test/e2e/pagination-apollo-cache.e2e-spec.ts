@@ -7,19 +7,14 @@ import { InMemoryCache } from '@apollo/client/cache/cache.cjs';
 import { gql } from '@apollo/client/core/core.cjs';
 import { relayStylePagination } from '@apollo/client/utilities/utilities.cjs';
 import { print } from 'graphql';
-import { bootWithSeededRuns } from '../support/seeded-runs';
-import type { GqlResponse, TestApp } from '../support/test-app';
+import { useSeededRuns } from '../support/seeded-runs';
+import type { GqlResponse } from '../support/test-app';
 
 describe("Apollo Client's relayStylePagination over real pages", () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await bootWithSeededRuns({ count: 120, owners: ['alice', 'bob'], waitingEvery: 3, stepsPerRun: 0 });
-  }, 60_000);
-
-  afterAll(async () => {
-    await t?.close();
-  });
+  const { t } = useSeededRuns(
+    [{ count: 120, owners: ['alice', 'bob'], waitingEvery: 3, stepsPerRun: 0 }],
+    60_000,
+  );
 
   it.each([
     [

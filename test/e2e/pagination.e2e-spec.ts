@@ -3,9 +3,10 @@
 // documented order, across ties at the same instant; opaque cursors that refuse to page another
 // list; the deprecated offsets keep working. Apollo Client's relayStylePagination merging the
 // pages is in pagination-apollo-cache.e2e-spec.ts.
-import { bootTestApp, errorCode, type GqlResponse, type TestApp } from '../support/test-app';
+import { errorCode, type GqlResponse } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 import { SEEDED_WORKSPACE } from '../../bench/support/volume';
-import { bootWithSeededRuns } from '../support/seeded-runs';
+import { useSeededRuns } from '../support/seeded-runs';
 
 interface Page<T> {
   nodes: T[];
@@ -35,10 +36,8 @@ const STEPS = `query($id: ID!, $first: Int, $after: String) {
 }`;
 
 describe('cursor pagination', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await bootWithSeededRuns(
+  const { t } = useSeededRuns(
+    [
       { count: 230, owners: ['alice', 'bob', 'carol'], waitingEvery: 10, stepsPerRun: 0 },
       // 40 runs created at one instant: only the id orders them.
       {
@@ -49,12 +48,9 @@ describe('cursor pagination', () => {
         spacingSeconds: 0,
         finishedDaysAgo: 1,
       },
-    );
-  }, 120_000);
-
-  afterAll(async () => {
-    await t?.close();
-  });
+    ],
+    120_000,
+  );
 
   /** Pages through a connection with `first: size`, following endCursor; the ids seen. */
   async function pageAll<T>(
@@ -191,11 +187,10 @@ describe('cursor pagination', () => {
 });
 
 describe('cursor pagination of the chat and the identity lists', () => {
-  let t: TestApp;
+  const { t } = useTestApp({ WORKER_ENABLED: 'false' });
   let conversationId: string;
 
   beforeAll(async () => {
-    t = await bootTestApp({ WORKER_ENABLED: 'false' });
     const [{ id: adminId }] = await t.dataSource.query<[{ id: number }]>(
       `SELECT id FROM app_user WHERE username = 'admin'`,
     );
@@ -216,10 +211,6 @@ describe('cursor pagination of the chat and the identity lists', () => {
       [conversationId],
     );
   }, 60_000);
-
-  afterAll(async () => {
-    await t?.close();
-  });
 
   type Conn<T> = Page<T>;
 

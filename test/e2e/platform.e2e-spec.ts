@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Script } from 'node:vm';
 import { webClientHandler } from '../../src/platform/web/web-client';
-import { bootTestApp, TestApp } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 
 const EXPECTED_ASSETS: Record<string, RegExp> = {
   'graphiql.min.css': /^text\/css/,
@@ -19,14 +19,10 @@ const EXPECTED_ASSETS: Record<string, RegExp> = {
 };
 
 describe('the HTTP platform', () => {
-  let t: TestApp;
+  const { t } = useTestApp();
   let base: string;
-  beforeAll(async () => {
-    t = await bootTestApp();
+  beforeAll(() => {
     base = t.url.replace(/\/graphql$/, '');
-  });
-  afterAll(async () => {
-    await t.close();
   });
 
   describe('GET /graphiql', () => {
@@ -191,14 +187,10 @@ describe('the HTTP platform', () => {
 });
 
 describe('with GRAPHQL_INTROSPECTION=false', () => {
-  let t: TestApp;
+  const { t } = useTestApp({ GRAPHQL_INTROSPECTION: 'false' });
   let base: string;
-  beforeAll(async () => {
-    t = await bootTestApp({ GRAPHQL_INTROSPECTION: 'false' });
+  beforeAll(() => {
     base = t.url.replace(/\/graphql$/, '');
-  });
-  afterAll(async () => {
-    await t.close();
   });
 
   it('has no GraphiQL page and no assets (404)', async () => {

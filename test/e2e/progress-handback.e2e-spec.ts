@@ -8,8 +8,8 @@ import {
   RUN_PROGRESS,
   startResting,
 } from '../support/decisions';
-import { collect, demoIds, until, waitForRest } from '../support/runs';
-import { bootTestApp, TestApp } from '../support/test-app';
+import { collect, until, waitForRest } from '../support/runs';
+import { useTestApp } from '../support/suite';
 
 /**
  * runProgress across the durable path (docs/streaming.md): a client that subscribed while
@@ -17,17 +17,8 @@ import { bootTestApp, TestApp } from '../support/test-app';
  * waiting status and the same turn; then the stream completes.
  */
 describe('runProgress: a decision handed back by a worker', () => {
-  let t: TestApp;
-  let ids: Awaited<ReturnType<typeof demoIds>>;
-
-  beforeAll(async () => {
-    // no picker in this process: the test picks the recorded decision up itself
-    t = await bootTestApp({ DECISION_PATH: 'durable', WORKER_ENABLED: 'false' });
-    ids = await demoIds(t);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  // no picker in this process: the test picks the recorded decision up itself
+  const { t, ids } = useTestApp({ DECISION_PATH: 'durable', WORKER_ENABLED: 'false' });
 
   it('a subscriber from before the decision gets DECISION_RECORDED, then SETTLED WAITING_FOR_APPROVAL', async () => {
     await t.dataSource.query('DELETE FROM worker_heartbeat');

@@ -8,8 +8,8 @@ import {
   startResting,
   upsertConfiguration,
 } from '../support/decisions';
-import { collect, demoIds, until } from '../support/runs';
-import { bootTestApp, TestApp } from '../support/test-app';
+import { collect, until } from '../support/runs';
+import { useTestApp } from '../support/suite';
 
 /**
  * Keep-alive (docs/streaming.md): while a provider streams an answer, a PROGRESS with
@@ -17,16 +17,7 @@ import { bootTestApp, TestApp } from '../support/test-app';
  * PROGRESS_KEEPALIVE_SECONDS (1 s here).
  */
 describe('runProgress keep-alive', () => {
-  let t: TestApp;
-  let ids: Awaited<ReturnType<typeof demoIds>>;
-
-  beforeAll(async () => {
-    t = await bootTestApp({ PROGRESS_KEEPALIVE_SECONDS: '1' });
-    ids = await demoIds(t);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const { t, ids } = useTestApp({ PROGRESS_KEEPALIVE_SECONDS: '1' });
 
   it('a slow answer after an approval sends keep-alives with an unchanged count', async () => {
     const configurationId = await upsertConfiguration(t, {

@@ -11,8 +11,8 @@ import {
   startResting,
   upsertConfiguration,
 } from '../support/decisions';
-import { collect, demoIds, until, waitForRest } from '../support/runs';
-import { bootTestApp, TestApp } from '../support/test-app';
+import { collect, until, waitForRest } from '../support/runs';
+import { useTestApp } from '../support/suite';
 
 type Frame = ProgressFrame['runProgress'];
 const frames = (c: { events: ProgressFrame[] }): Frame[] => c.events.map((e) => e.runProgress);
@@ -33,16 +33,7 @@ function expectWellFormed(list: Frame[], runId: string): void {
 
 /** runProgress (docs/streaming.md): counts only, open while waiting, re-authorised per event. */
 describe('runProgress', () => {
-  let t: TestApp;
-  let ids: Awaited<ReturnType<typeof demoIds>>;
-
-  beforeAll(async () => {
-    t = await bootTestApp();
-    ids = await demoIds(t);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const { t, ids } = useTestApp();
 
   const editorRun = (as: string, page: string, configurationId = ids.configurations['demo-editor']) =>
     startResting(t, as, { configurationId, prompt: 'SEO please', subjectPageId: ids.pages[page] });

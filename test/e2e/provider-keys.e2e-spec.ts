@@ -1,8 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { upsertConfiguration, UPSERT_CONFIGURATION } from '../support/decisions';
-import { demoIds, startRun, waitForRest } from '../support/runs';
-import { bootTestApp, errorCode, TestApp } from '../support/test-app';
+import { startRun, waitForRest } from '../support/runs';
+import { errorCode } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 
 /**
  * Provider configurations may name as their API key only variables meant for provider keys, and
@@ -10,10 +11,27 @@ import { bootTestApp, errorCode, TestApp } from '../support/test-app';
  * again when a run calls the provider (a configuration stored some other way sends nothing).
  */
 describe('provider keys and URLs', () => {
-  let t: TestApp;
   let server: Server;
   let requests: Array<string | undefined>;
   let baseUrl: string;
+  beforeAll(async () => {
+    requests = [];
+    server = createServer((req, res) => {
+      requests.push(req.headers.authorization);
+      res.writeHead(500).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  });
+  const { t, ids } = useTestApp(() => ({
+    HOME: '/home/countersign',
+    CS_PROVIDER_KEY_LOCAL: 'sk-local',
+    PROVIDER_BASE_URLS: `${baseUrl}, https://llm.internal.test/v1`,
+  }));
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
   let pageId: string;
 
   const configurations = async (): Promise<number> =>
@@ -23,25 +41,8 @@ describe('provider keys and URLs', () => {
       input: { identifier, name: identifier, provider: 'openai', model: 'm', providerOptions },
     });
 
-  beforeAll(async () => {
-    requests = [];
-    server = createServer((req, res) => {
-      requests.push(req.headers.authorization);
-      res.writeHead(500).end();
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-    t = await bootTestApp({
-      HOME: '/home/countersign',
-      CS_PROVIDER_KEY_LOCAL: 'sk-local',
-      PROVIDER_BASE_URLS: `${baseUrl}, https://llm.internal.test/v1`,
-    });
-    pageId = (await demoIds(t)).pages.Home!;
-  });
-  afterAll(async () => {
-    await t.close();
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+  beforeAll(() => {
+    pageId = ids.pages.Home!;
   });
 
   it.each([

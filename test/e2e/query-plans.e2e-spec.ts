@@ -9,7 +9,7 @@ import { RunClaimsRepository } from '../../src/modules/runs/persistence/run-clai
 import { RunReapingRepository } from '../../src/modules/runs/persistence/run-reaping.repository';
 import { RunRetentionRepository } from '../../src/modules/runs/persistence/run-retention.repository';
 import { RunUsageRepository } from '../../src/modules/runs/persistence/run-usage.repository';
-import { bootTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 import { seedRuns } from '../../bench/support/volume';
 
 interface Captured {
@@ -59,10 +59,9 @@ async function capture(ds: DataSource, fn: () => Promise<unknown>, requestsOnly 
 }
 
 describe('query plans at volume', () => {
-  let t: TestApp;
+  const { t } = useTestApp({ WORKER_ENABLED: 'false' });
 
   beforeAll(async () => {
-    t = await bootTestApp({ WORKER_ENABLED: 'false' });
     await seedRuns((sql, params) => t.dataSource.query(sql, params), {
       count: 60_000,
       owners: ['alice', 'bob', 'carol', 'dave'],
@@ -71,10 +70,6 @@ describe('query plans at volume', () => {
     });
     await t.dataSource.query('ANALYZE');
   }, 300_000);
-
-  afterAll(async () => {
-    await t?.close();
-  });
 
   /** Explains each captured statement on the large tables; the sequential scans it plans. */
   async function scansOf(

@@ -5,7 +5,8 @@ import { RunsRepository } from '../../src/modules/runs/persistence/runs.reposito
 import { QueuedRunPicker } from '../../src/modules/worker';
 import { decide, digestOf, receiptOf } from '../support/decisions';
 import { collect, demoIds, startRun, until, waitForRest } from '../support/runs';
-import { bootTestApp, TestApp } from '../support/test-app';
+import { TestApp } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 import { enqueue, upsertScripted } from '../support/queued-runs';
 import { itOnPostgres } from '../support/test-database';
 import type { RunEvent, RunStep } from '../support/generated/schema';
@@ -82,20 +83,18 @@ function gatedWrite(name: string, effect: ToolEffect) {
 }
 
 describe('reaper and queued-run pickup end to end', () => {
-  let t: TestApp;
-  let ids: Awaited<ReturnType<typeof demoIds>>;
+  // why: a 2 s lease (renewed every second by the executor) rather than 1 s: the executor
+  // renews at most once a second, so a 1 s lease could expire between two renewals and be
+  // reaped for real in the middle of a takeover test.
+  const { t, ids } = useTestApp({
+    RUN_LEASE_SECONDS: '2',
+    REAPER_INTERVAL_SECONDS: '1',
+    WORKER_CONCURRENCY: '2',
+  });
   let slowId: string;
 
   beforeAll(async () => {
-    // why: a 2 s lease (renewed every second by the executor) rather than 1 s: the executor
-    // renews at most once a second, so a 1 s lease could expire between two renewals and be
-    // reaped for real in the middle of a takeover test.
-    t = await bootTestApp({ RUN_LEASE_SECONDS: '2', REAPER_INTERVAL_SECONDS: '1', WORKER_CONCURRENCY: '2' });
-    ids = await demoIds(t);
     slowId = await upsertScripted(t, 'slow-reader', SLOW_SCRIPT);
-  });
-  afterAll(async () => {
-    await t?.close();
   });
 
   it('requeues an abandoned run, the picker finishes it, and the fenced executor writes nothing more', async () => {
@@ -285,13 +284,7 @@ describe('reaper and queued-run pickup end to end', () => {
 });
 
 describe('with WORKER_ENABLED=false', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await bootTestApp({ WORKER_ENABLED: 'false', REAPER_INTERVAL_SECONDS: '1' });
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
+  const { t } = useTestApp({ WORKER_ENABLED: 'false', REAPER_INTERVAL_SECONDS: '1' });
 
   it('neither picks up queued runs nor reaps expired leases', async () => {
     const ids = await demoIds(t);

@@ -1,6 +1,6 @@
 import { startResting, upsertConfiguration } from '../support/decisions';
-import { demoIds, startRun, waitForRest } from '../support/runs';
-import { bootTestApp, TestApp } from '../support/test-app';
+import { startRun, waitForRest } from '../support/runs';
+import { useTestApp } from '../support/suite';
 
 const USERS = ['admin', 'alice', 'bob', 'carol', 'dave', 'erin'] as const;
 type User = (typeof USERS)[number];
@@ -40,13 +40,11 @@ interface Page {
  * nullable and refuses alone, null with its code at its own path; its siblings still arrive.
  */
 describe('refused fields refuse alone', () => {
-  let t: TestApp;
+  const { t, ids } = useTestApp();
   let waiting: string;
   let done: string;
 
   beforeAll(async () => {
-    t = await bootTestApp();
-    const ids = await demoIds(t);
     waiting = await startResting(t, 'alice', {
       configurationId: ids.configurations['demo-editor'],
       prompt: 'Sharpen the SEO title',
@@ -59,9 +57,6 @@ describe('refused fields refuse alone', () => {
     });
     done = (await startRun(t, 'alice', { configurationId: answering, prompt: 'Say done' })).id;
     expect(await waitForRest(t, done)).toBe('COMPLETED');
-  });
-  afterAll(async () => {
-    await t?.close();
   });
 
   it.each(USERS)(

@@ -2,22 +2,21 @@
 // RETENTION_STEPS_DAYS, runs after RETENTION_RUNS_DAYS, in batches of RETENTION_BATCH_RUNS;
 // waiting, running and recorded runs and their decisions are never touched.
 import { RetentionSweep } from '../../src/modules/worker/application/retention-sweep';
-import { bootTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 import { SEEDED_WORKSPACE, seedRuns } from '../../bench/support/volume';
 
 describe('retention sweep', () => {
-  let t: TestApp;
+  const { t } = useTestApp({
+    WORKER_ENABLED: 'false',
+    RETENTION_STEPS_DAYS: '1',
+    RETENTION_RUNS_DAYS: '3',
+    RETENTION_BATCH_RUNS: '7',
+  });
 
   const count = async (sql: string, params: unknown[] = []): Promise<number> =>
     ((await t.dataSource.query<Array<{ n: number }>>(sql, params))[0] as { n: number }).n;
 
   beforeAll(async () => {
-    t = await bootTestApp({
-      WORKER_ENABLED: 'false',
-      RETENTION_STEPS_DAYS: '1',
-      RETENTION_RUNS_DAYS: '3',
-      RETENTION_BATCH_RUNS: '7',
-    });
     const owners = ['alice', 'bob'];
     // 20 runs finished ~5 days ago, 20 ~2 days ago, 20 just now; every 4th of each waits instead.
     await seedRuns((sql, params) => t.dataSource.query(sql, params), {
@@ -52,10 +51,6 @@ describe('retention sweep', () => {
          FROM run r WHERE r.workspace_id IN (1, 2)`,
     );
   }, 120_000);
-
-  afterAll(async () => {
-    await t?.close();
-  });
 
   it('removes in small batches: old runs with their steps and decisions, then older steps; nothing else', async () => {
     const before = {

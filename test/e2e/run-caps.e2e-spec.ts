@@ -10,6 +10,7 @@ import { upsertConfiguration } from '../support/decisions';
 import { demoIds, waitForRest } from '../support/runs';
 import { usingPostgres } from '../support/test-env';
 import { bootTestApp, errorCode, GqlResponse, TestApp } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 
 const START = `mutation($input: StartRunInput!) { startRun(input: $input) { id status } }`;
 const CANCEL = `mutation($id: ID!) { cancelRun(runId: $id) { status } }`;
@@ -33,14 +34,12 @@ async function rowsOf(t: TestApp, username: string): Promise<{ runs: number; mes
 }
 
 describe('per-user caps on runs', () => {
-  let t: TestApp;
+  const { t, ids } = useTestApp({ RUNS_MAX_WAITING_PER_USER: '3', RUN_STARTS_PER_MINUTE: '1000' });
   let editor: string;
 
-  beforeAll(async () => {
-    t = await bootTestApp({ RUNS_MAX_WAITING_PER_USER: '3', RUN_STARTS_PER_MINUTE: '1000' });
-    editor = (await demoIds(t)).configurations['demo-editor']!;
+  beforeAll(() => {
+    editor = ids.configurations['demo-editor']!;
   });
-  afterAll(async () => t?.close());
 
   const start = (as: string, prompt = 'Sharpen the SEO title'): Promise<Start> =>
     t.gql(START, { input: { configurationId: editor, prompt } }, as);
@@ -134,14 +133,12 @@ describe('per-user caps on runs', () => {
 });
 
 describe('run starts per minute', () => {
-  let t: TestApp;
+  const { t, ids } = useTestApp({ RUN_STARTS_PER_MINUTE: '3', RUNS_MAX_WAITING_PER_USER: '1000' });
   let editor: string;
 
-  beforeAll(async () => {
-    t = await bootTestApp({ RUN_STARTS_PER_MINUTE: '3', RUNS_MAX_WAITING_PER_USER: '1000' });
-    editor = (await demoIds(t)).configurations['demo-editor']!;
+  beforeAll(() => {
+    editor = ids.configurations['demo-editor']!;
   });
-  afterAll(async () => t?.close());
 
   it('refuses the start past RUN_STARTS_PER_MINUTE with RATE_LIMITED, chat turns included, and writes nothing', async () => {
     const input = { configurationId: editor, prompt: 'Sharpen the SEO title' };

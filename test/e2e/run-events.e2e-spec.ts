@@ -1,6 +1,6 @@
 import { decide, digestOf, receiptOf, upsertConfiguration } from '../support/decisions';
-import { collect, demoIds, startRun, until, waitForRest } from '../support/runs';
-import { bootTestApp, TestApp } from '../support/test-app';
+import { collect, startRun, until, waitForRest } from '../support/runs';
+import { useTestApp } from '../support/suite';
 
 const RUN_EVENTS = `subscription($runId: ID!) { runEvents(runId: $runId) {
   kind runId outcome finalContent step { sequence kind payload } pending { kind turn turnDigest }
@@ -23,13 +23,11 @@ interface Frame {
  * marks the next pause with WAITING again, and ends with one TERMINAL once the run settles.
  */
 describe('runEvents across pauses', () => {
-  let t: TestApp;
+  const { t, ids } = useTestApp();
   let twoPauses: string;
   let page: string;
 
   beforeAll(async () => {
-    t = await bootTestApp();
-    const ids = await demoIds(t);
     page = ids.pages.About!;
     twoPauses = await upsertConfiguration(t, {
       identifier: 'trace-two-pauses',
@@ -41,9 +39,6 @@ describe('runEvents across pauses', () => {
         ],
       },
     });
-  });
-  afterAll(async () => {
-    await t?.close();
   });
 
   const approve = async (runId: string) =>

@@ -1,5 +1,6 @@
-import { bootTestApp, errorCode, TestApp } from '../support/test-app';
-import { collect, demoIds, startRun, until, waitForRest } from '../support/runs';
+import { errorCode } from '../support/test-app';
+import { useTestApp } from '../support/suite';
+import { collect, startRun, until, waitForRest } from '../support/runs';
 import type { PendingTurn, RunEvent, RunStep } from '../support/generated/schema';
 
 const RUN = `query Run($id: ID!) { run(id: $id) {
@@ -19,15 +20,7 @@ interface TraceEvent {
 }
 
 describe('runs: start, suspend, trace, cancel', () => {
-  let t: TestApp;
-  let ids: Awaited<ReturnType<typeof demoIds>>;
-  beforeAll(async () => {
-    t = await bootTestApp();
-    ids = await demoIds(t);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const { t, ids } = useTestApp();
 
   it('runs demo-editor to WAITING_FOR_APPROVAL with a preview of the SEO title', async () => {
     const run = await startRun(t, 'alice', {

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { GraphQLEnumType, printSchema } from 'graphql';
 import { ERROR_CODES } from '../../src/common/error-codes';
-import { bootTestApp, TestApp } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 
 const ROOT = resolve(__dirname, '..', '..');
 const DIFF = join(ROOT, 'scripts', 'schema-diff.js');
@@ -28,19 +28,15 @@ async function schemaDiff(base: string, schema: string): Promise<{ code: number;
 }
 
 describe('the schema against its released baseline', () => {
-  let t: TestApp;
+  const { t } = useTestApp();
   let dir: string;
   let served: string;
-  beforeAll(async () => {
-    t = await bootTestApp();
+  beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'cs-schema-'));
     served = join(dir, 'served.gql');
     writeFileSync(served, printSchema(t.app.get(GraphQLSchemaHost).schema));
   });
-  afterAll(async () => {
-    rmSync(dir, { recursive: true, force: true });
-    await t.close();
-  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('has no breaking change against the released baseline', async () => {
     const { code, output } = await schemaDiff(BASELINE, served);

@@ -1,13 +1,8 @@
-import { bootTestApp, errorCode, TestApp } from '../support/test-app';
+import { errorCode } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 
 describe('the booted app', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await bootTestApp();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const { t } = useTestApp();
 
   it('answers viewer for a demo user', async () => {
     const res = await t.gql<{ viewer: { user: { username: string }; grants: string[] } }>(

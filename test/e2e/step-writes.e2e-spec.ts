@@ -1,8 +1,8 @@
 import { RunEventsPublisher, RunExecutor } from '../../src/modules/runs';
 import { upsertConfiguration } from '../support/decisions';
-import { collect, demoIds, startRun, waitForRest } from '../support/runs';
+import { collect, startRun, waitForRest } from '../support/runs';
 import { StatementLog } from '../support/statement-log';
-import { bootTestApp, TestApp } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 
 const RUN_EVENTS = `subscription($runId: ID!) { runEvents(runId: $runId) { kind step { sequence kind } } }`;
 
@@ -15,13 +15,12 @@ interface Frame {
  * before the run's next model call, effect or settle, and announced only once stored.
  */
 describe("a run's steps: written behind, announced once stored", () => {
-  let t: TestApp;
+  const { t, ids } = useTestApp();
   let readThrice: string;
   let page: string;
 
   beforeAll(async () => {
-    t = await bootTestApp();
-    page = (await demoIds(t)).pages.About!;
+    page = ids.pages.About!;
     readThrice = await upsertConfiguration(t, {
       identifier: 'steps-read-thrice',
       providerOptions: {
@@ -34,9 +33,6 @@ describe("a run's steps: written behind, announced once stored", () => {
         ],
       },
     });
-  });
-  afterAll(async () => {
-    await t?.close();
   });
 
   it('stores a round of a model call and a read in one statement, and announces every step after its commit', async () => {

@@ -13,8 +13,9 @@ import {
   RUN_PROGRESS,
   upsertConfiguration,
 } from '../support/decisions';
-import { collect, Collected, demoIds, startRun, until, waitForRest } from '../support/runs';
-import { bootTestApp, TestApp } from '../support/test-app';
+import { collect, Collected, startRun, until, waitForRest } from '../support/runs';
+import { bootTestApp } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 
 const RUN_EVENTS = `subscription($runId: ID!, $after: Int) { runEvents(runId: $runId, afterSequence: $after) {
   kind runId outcome step { sequence kind payload } pending { turn }
@@ -51,14 +52,11 @@ async function statements(ds: DataSource, fn: () => Promise<unknown>): Promise<s
 }
 
 describe('streams at scale', () => {
-  let t: TestApp;
-  let ids: Awaited<ReturnType<typeof demoIds>>;
+  const { t, ids } = useTestApp({ WORKER_ENABLED: 'false', WS_MAX_BUFFERED_BYTES: String(BUFFER) });
   let reads: string;
   let twoPauses: string;
 
   beforeAll(async () => {
-    t = await bootTestApp({ WORKER_ENABLED: 'false', WS_MAX_BUFFERED_BYTES: String(BUFFER) });
-    ids = await demoIds(t);
     reads = await upsertConfiguration(t, {
       identifier: 'scale-reads',
       providerOptions: {
@@ -79,9 +77,6 @@ describe('streams at scale', () => {
         ],
       },
     });
-  });
-  afterAll(async () => {
-    await t?.close();
   });
 
   const tokensOf = async (user: string, n: number): Promise<string[]> => {

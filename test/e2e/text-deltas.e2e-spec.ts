@@ -1,6 +1,6 @@
-import { bootTestApp, TestApp } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 import { upsertConfiguration } from '../support/decisions';
-import { collect, demoIds, until, waitForRest } from '../support/runs';
+import { collect, until, waitForRest } from '../support/runs';
 import type { ConversationEvent, RunEvent, RunProgressEvent, TextDelta } from '../support/generated/schema';
 
 // Answers stream to their reader as the model writes them (docs/streaming.md, "Text deltas").
@@ -39,16 +39,14 @@ function assemble(deltas: Delta[]): string {
 }
 
 describe('text deltas', () => {
-  let t: TestApp;
+  // why: a window of about three chunks, so coalescing shows in the count of events.
+  // With REDIS_URL set the events, and the request for the text so far, go through Redis.
+  const { t } = useTestApp({
+    TEXT_DELTA_COALESCE_MS: '150',
+    ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+  });
 
   beforeAll(async () => {
-    // why: a window of about three chunks, so coalescing shows in the count of events.
-    // With REDIS_URL set the events, and the request for the text so far, go through Redis.
-    t = await bootTestApp({
-      TEXT_DELTA_COALESCE_MS: '150',
-      ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
-    });
-    await demoIds(t);
     await upsertConfiguration(t, {
       identifier: 'streamer',
       privacyLevel: 'NONE',
@@ -59,7 +57,6 @@ describe('text deltas', () => {
         WHERE identifier = 'default'`,
     );
   }, 60_000);
-  afterAll(async () => t?.close());
 
   async function startTurn(): Promise<{ conversationId: string; send: () => Promise<string> }> {
     const c = await t.gql<{ createConversation: { id: string } }>(CREATE, { input: {} }, 'alice');

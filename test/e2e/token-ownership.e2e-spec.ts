@@ -2,8 +2,8 @@ import { Logger } from '@nestjs/common';
 import { listTokens, revokeTokens } from '../../src/cli/commands/token-manage';
 import { createToken as cliCreateToken } from '../../src/cli/commands/token-create';
 import { createToken, createUserWithToken } from '../support/decisions';
-import { demoIds } from '../support/runs';
-import { bootTestApp, errorCode, GqlResponse, TestApp } from '../support/test-app';
+import { errorCode, GqlResponse } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 import type { ApiToken, User } from '../support/generated/schema';
 
 const CREATE = `mutation($userId: ID!, $label: String!, $expiresAt: DateTime) {
@@ -27,9 +27,8 @@ type Listed = Pick<ApiToken, 'id' | 'label' | 'expiresAt' | 'revokedAt'> & {
  * users and tokens is audited (table and log line).
  */
 describe('token ownership and the audit trail', () => {
-  let t: TestApp;
-  let ids: Awaited<ReturnType<typeof demoIds>>;
   let logged: jest.SpyInstance;
+  const { t, ids } = useTestApp({}, { beforeClose: () => logged.mockRestore() });
 
   const tokenCount = async (): Promise<number> =>
     (await t.dataSource.query('SELECT count(*)::int AS n FROM api_token'))[0].n as number;
@@ -40,14 +39,8 @@ describe('token ownership and the audit trail', () => {
     return res.data.createApiToken;
   };
 
-  beforeAll(async () => {
-    t = await bootTestApp();
-    ids = await demoIds(t);
+  beforeAll(() => {
     logged = jest.spyOn(Logger.prototype, 'log');
-  });
-  afterAll(async () => {
-    logged.mockRestore();
-    await t.close();
   });
 
   describe('a token may not outlive the token that creates it', () => {

@@ -14,6 +14,7 @@ import { collect, demoIds, until } from '../support/runs';
 import { StatementLog } from '../support/statement-log';
 import type { Client as WsClient } from 'graphql-ws';
 import { bootTestApp, errorCode, GqlResponse, TestApp } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 
 /** One operation over graphql-ws: the `next` result, or the `error` payload as errors. */
 function overWs(client: WsClient, query: string): Promise<GqlResponse> {
@@ -103,19 +104,15 @@ function postFrom(
 const INBOX_CHANGED = 'subscription { inboxChanged { run { id } } }';
 
 describe('transport limits', () => {
-  let t: TestApp;
-  let base: string;
-  beforeAll(async () => {
-    t = await bootTestApp({
-      WS_CONNECTION_INIT_TIMEOUT_SECONDS: '1',
-      WS_MAX_SUBSCRIPTIONS_PER_CONNECTION: '2',
-      WS_MAX_CONNECTIONS_PER_USER: '2',
-      AUTH_FAILURES_PER_MINUTE: '3',
-    });
-    base = t.url.replace(/\/graphql$/, '');
+  const { t } = useTestApp({
+    WS_CONNECTION_INIT_TIMEOUT_SECONDS: '1',
+    WS_MAX_SUBSCRIPTIONS_PER_CONNECTION: '2',
+    WS_MAX_CONNECTIONS_PER_USER: '2',
+    AUTH_FAILURES_PER_MINUTE: '3',
   });
-  afterAll(async () => {
-    await t.close();
+  let base: string;
+  beforeAll(() => {
+    base = t.url.replace(/\/graphql$/, '');
   });
 
   it('closes a socket that sends a 2 MiB frame (1009) and keeps answering /health at once', async () => {
@@ -195,13 +192,7 @@ describe('transport limits', () => {
 });
 
 describe('failed authentications per address (AUTH_FAILURES_PER_MINUTE=3)', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await bootTestApp({ AUTH_FAILURES_PER_MINUTE: '3' });
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const { t } = useTestApp({ AUTH_FAILURES_PER_MINUTE: '3' });
 
   it('answers 401 with WWW-Authenticate: Bearer, then 429 RATE_LIMITED, valid tokens included', async () => {
     const address = ownAddress();
@@ -247,13 +238,7 @@ describe('failed authentications per address (AUTH_FAILURES_PER_MINUTE=3)', () =
 });
 
 describe('with GRAPHQL_INTROSPECTION=false, over both transports', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await bootTestApp({ GRAPHQL_INTROSPECTION: 'false' });
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const { t } = useTestApp({ GRAPHQL_INTROSPECTION: 'false' });
 
   it('refuses __schema and __type with GRAPHQL_VALIDATION_FAILED over HTTP and graphql-ws', async () => {
     const client = t.ws('admin');

@@ -2,22 +2,18 @@
 // checked on an instance without WEBHOOKS_ALLOW_PRIVATE_NETWORKS. A private or local address
 // is refused at registration and checked again at delivery. Delivery itself (the outbox,
 // signed requests, retries, the delivery log) is in webhooks.e2e-spec.ts.
-import { demoIds, startRun, until, waitForRest } from '../support/runs';
-import { errorCode, type TestApp } from '../support/test-app';
-import type { Receiver } from '../support/webhook-receiver';
-import { bootWithReceiver, CREATE, DELIVERIES, LIST, REPLAY } from '../support/webhooks';
+import { startRun, until, waitForRest } from '../support/runs';
+import { errorCode } from '../support/test-app';
+import { useTestApp } from '../support/suite';
+import { startReceiver, type Receiver } from '../support/webhook-receiver';
+import { CREATE, DELIVERIES, LIST, REPLAY } from '../support/webhooks';
 
 describe('webhooks', () => {
   describe('the SSRF guard and admin-only access (private networks not allowed)', () => {
-    let t: TestApp;
-    let ids: Awaited<ReturnType<typeof demoIds>>;
     let receiver: Receiver;
+    const { t, ids } = useTestApp({ WEBHOOKS_POLL_MS: '50' }, { beforeClose: () => receiver?.close() });
     beforeAll(async () => {
-      ({ t, ids, receiver } = await bootWithReceiver({ WEBHOOKS_POLL_MS: '50' }));
-    });
-    afterAll(async () => {
-      await receiver?.close();
-      await t?.close();
+      receiver = await startReceiver();
     });
     const endpointRows = async () =>
       (await t.dataSource.query(`SELECT count(*)::int AS n FROM webhook_endpoint`))[0].n as number;

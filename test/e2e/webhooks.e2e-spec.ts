@@ -4,12 +4,12 @@
 // retried, in order per run, and the delivery log can be read and replayed. The SSRF guard
 // and admin-only access are in webhooks-ssrf-guard.e2e-spec.ts.
 import { APPROVE, digestOf, upsertConfiguration } from '../support/decisions';
-import { demoIds, startRun, until, waitForRest } from '../support/runs';
-import { errorCode, type TestApp } from '../support/test-app';
-import type { Receiver } from '../support/webhook-receiver';
+import { startRun, until, waitForRest } from '../support/runs';
+import { errorCode } from '../support/test-app';
+import { useTestApp } from '../support/suite';
+import { startReceiver, type Receiver } from '../support/webhook-receiver';
 import {
   ALL_EVENTS,
-  bootWithReceiver,
   CREATE,
   DELETE,
   DELIVERIES,
@@ -22,20 +22,22 @@ import {
 
 describe('webhooks', () => {
   describe('delivered to a local receiver (private networks allowed)', () => {
-    let t: TestApp;
     let receiver: Receiver;
-    let ids: Awaited<ReturnType<typeof demoIds>>;
-    let endpointId: string;
-
-    beforeAll(async () => {
-      ({ t, ids, receiver } = await bootWithReceiver({
+    const { t, ids } = useTestApp(
+      {
         WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true',
         WEBHOOKS_RETRY_BASE_MS: '20',
         WEBHOOKS_RETRY_MAX_DELAY_MS: '100',
         WEBHOOKS_POLL_MS: '50',
         PUBLIC_CLIENT_URL: 'https://countersign.example.com',
         APPROVAL_EXPIRY_INTERVAL_SECONDS: '1',
-      }));
+      },
+      { beforeClose: () => receiver?.close() },
+    );
+    let endpointId: string;
+
+    beforeAll(async () => {
+      receiver = await startReceiver();
       const res = await t.gql<{ createWebhookEndpoint: { secret: string; endpoint: { id: string } } }>(
         CREATE,
         {
@@ -46,10 +48,6 @@ describe('webhooks', () => {
       expect(res.data!.createWebhookEndpoint.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
       receiver.useSecret(res.data!.createWebhookEndpoint.secret);
       endpointId = res.data!.createWebhookEndpoint.endpoint.id;
-    });
-    afterAll(async () => {
-      await receiver?.close();
-      await t?.close();
     });
 
     const deliveries = async (vars: Record<string, unknown>): Promise<Delivery[]> => {

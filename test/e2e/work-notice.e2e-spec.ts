@@ -1,9 +1,10 @@
 import { Client } from 'pg';
 import { WORK_CHANNEL } from '../../src/modules/runs';
 import { decide, digestOf, receiptOf, sleep, startResting } from '../support/decisions';
-import { demoIds, startRun, until, waitForRest } from '../support/runs';
+import { startRun, until, waitForRest } from '../support/runs';
 import { StatementLog } from '../support/statement-log';
-import { bootTestApp, errorCode, TestApp } from '../support/test-app';
+import { errorCode } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 import { itOnPostgres } from '../support/test-database';
 
 /**
@@ -12,23 +13,16 @@ import { itOnPostgres } from '../support/test-database';
  * the work that committed, and nothing is sent for it after the commit.
  */
 describe('workers hear of work from the write that made it', () => {
-  let t: TestApp;
-  let ids: Awaited<ReturnType<typeof demoIds>>;
   let listener: Client | null = null;
+  const { t, ids } = useTestApp({ DECISION_PATH: 'durable' }, { beforeClose: () => listener?.end() });
   const heard: string[] = [];
 
   beforeAll(async () => {
-    t = await bootTestApp({ DECISION_PATH: 'durable' });
-    ids = await demoIds(t);
     if (!t.db.url) return;
     listener = new Client({ connectionString: t.db.url });
     await listener.connect();
     listener.on('notification', (n) => heard.push(n.channel));
     await listener.query(`LISTEN ${WORK_CHANNEL}`);
-  });
-  afterAll(async () => {
-    await listener?.end();
-    await t.close();
   });
 
   /** Keeps a worker heartbeat fresh while `work` runs, so the durable path is taken. */

@@ -3,9 +3,9 @@ import { EventBus } from '../../src/platform/pubsub/event-bus';
 import { RunExecutor } from '../../src/modules/runs';
 import { QueuedRunPicker } from '../../src/modules/worker';
 import { recordedEdits } from '../support/decisions';
-import { demoIds, waitForRest } from '../support/runs';
+import { waitForRest } from '../support/runs';
 import { StatementLog, type LoggedStatement } from '../support/statement-log';
-import { bootTestApp, TestApp } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 
 /** The read-ahead: the texts of every run the pickup took, in one statement. */
 const isReadAhead = (s: LoggedStatement) =>
@@ -23,20 +23,13 @@ const PROGRESS = /^run\.progress\.(.+)$/;
  * (docs/decisions.md, "The worker side and hand-backs").
  */
 describe('a worker pickup', () => {
-  let t: TestApp;
-  let ids: Awaited<ReturnType<typeof demoIds>>;
+  const { t, ids } = useTestApp({}, { beforeClose: () => jest.restoreAllMocks() });
   let picker: QueuedRunPicker;
 
   beforeAll(async () => {
-    t = await bootTestApp();
-    ids = await demoIds(t);
     picker = t.app.get(QueuedRunPicker);
     // why: the pickups below are the test's own (`pickOnce`), with statements logged.
     await picker.stop();
-  });
-  afterAll(async () => {
-    jest.restoreAllMocks();
-    await t.close();
   });
 
   const recorded = (page: string, workspaces: readonly number[]) =>

@@ -1,8 +1,9 @@
 import { RunExecutor } from '../../src/modules/runs';
 import { QueuedRunPicker } from '../../src/modules/worker';
-import { demoIds, until } from '../support/runs';
+import { until } from '../support/runs';
 import { enqueue, upsertScripted } from '../support/queued-runs';
-import { bootTestApp, TestApp } from '../support/test-app';
+import { TestApp } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 
 interface RunRow {
   id: string;
@@ -35,17 +36,13 @@ function watchExecuting(executor: RunExecutor): { stop: () => number } {
 
 /** WORKER_PREFETCH: runs claimed ahead of the free slots wait, under their lease, for a slot. */
 describe('a worker that claims ahead (WORKER_PREFETCH)', () => {
-  let t: TestApp;
+  const { t, ids } = useTestApp({ WORKER_CONCURRENCY: '1', WORKER_PREFETCH: '2' });
   let ownerId: string;
   let quick: string;
 
   beforeAll(async () => {
-    t = await bootTestApp({ WORKER_CONCURRENCY: '1', WORKER_PREFETCH: '2' });
-    ownerId = (await demoIds(t)).users.alice!;
+    ownerId = ids.users.alice!;
     quick = await upsertScripted(t, 'prefetched-answer', { rounds: [{ delayMs: 400, text: 'Done.' }] });
-  });
-  afterAll(async () => {
-    await t?.close();
   });
 
   it('claims three runs at once, executes one at a time, and completes each exactly once', async () => {

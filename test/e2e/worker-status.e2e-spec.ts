@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { decide, digestOf, receiptOf, startResting } from '../support/decisions';
 import { demoIds, waitForRest } from '../support/runs';
-import { bootTestApp, errorCode, TestApp } from '../support/test-app';
+import { errorCode, TestApp } from '../support/test-app';
+import { useTestApp } from '../support/suite';
 import type { WorkerStatus } from '../support/generated/schema';
 
 const STATUS = `{ workerStatus { liveWorkers queued decisionsRecorded expiredLeases oldestWaitSeconds healthy } }`;
@@ -28,14 +29,8 @@ async function abandonedRun(t: TestApp): Promise<string> {
 }
 
 describe('workerStatus (the server with its in-process worker)', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    // why: a reaper pass only at start, so an expired lease stays for the query to see.
-    t = await bootTestApp({ REAPER_INTERVAL_SECONDS: '3600' });
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
+  // why: a reaper pass only at start, so an expired lease stays for the query to see.
+  const { t } = useTestApp({ REAPER_INTERVAL_SECONDS: '3600' });
 
   it('counts the in-process worker as live (its heartbeat row) and reports healthy when nothing waits', async () => {
     const rows = await heartbeats(t);
@@ -76,13 +71,7 @@ describe('workerStatus (the server with its in-process worker)', () => {
 });
 
 describe('workerStatus on an API-only instance (WORKER_ENABLED=false)', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await bootTestApp({ WORKER_ENABLED: 'false' });
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
+  const { t } = useTestApp({ WORKER_ENABLED: 'false' });
 
   it('writes no heartbeat and reports no live worker: unhealthy', async () => {
     expect(await heartbeats(t)).toEqual([]);
@@ -92,14 +81,8 @@ describe('workerStatus on an API-only instance (WORKER_ENABLED=false)', () => {
 });
 
 describe('the in-process worker with DECISION_PATH=auto (the embedded default)', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    // why: the test default is DECISION_PATH=inline; auto is what `npm start` runs with.
-    t = await bootTestApp({ DECISION_PATH: 'auto' });
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
+  // why: the test default is DECISION_PATH=inline; auto is what `npm start` runs with.
+  const { t } = useTestApp({ DECISION_PATH: 'auto' });
 
   it('takes decisions DURABLE (its heartbeat makes it a live worker) and carries them out at once', async () => {
     const ids = await demoIds(t);
@@ -123,13 +106,7 @@ describe('the in-process worker with DECISION_PATH=auto (the embedded default)',
 });
 
 describe('the reconcile of an API-only instance (WORKER_ENABLED=false)', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await bootTestApp({ WORKER_ENABLED: 'false', DECISION_PATH: 'auto', DECISION_PICKUP_SECONDS: '1' });
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
+  const { t } = useTestApp({ WORKER_ENABLED: 'false', DECISION_PATH: 'auto', DECISION_PICKUP_SECONDS: '1' });
 
   it('leaves a recorded decision to the live worker, and carries it out itself once no worker is live', async () => {
     const ids = await demoIds(t);

@@ -19,8 +19,9 @@ import {
   USERS,
 } from './authorization-rules';
 import { decide, digestOf, receiptOf, startResting } from './decisions';
-import { demoIds, until, waitForRest } from './runs';
-import { bootTestApp, GqlResponse, TestApp } from './test-app';
+import { until, waitForRest, type DemoIds } from './runs';
+import { useTestApp } from './suite';
+import type { GqlResponse, TestApp } from './test-app';
 
 type WsClient = ReturnType<TestApp['ws']>;
 
@@ -34,7 +35,7 @@ export interface AuthorizationFixtureParts {
 
 export interface AuthorizationFixture {
   readonly t: TestApp;
-  readonly ids: Awaited<ReturnType<typeof demoIds>>;
+  readonly ids: DemoIds;
   /** Others' runs to try: waiting, completed, a chat turn, and one that does not exist. */
   readonly runs: RunTarget[];
   /** A conversation of each chat user and admin (alice's waits for an approval), and a ghost. */
@@ -60,8 +61,7 @@ export interface AuthorizationFixture {
 
 /** Boots the app before the file's tests, builds the fixture, and closes the app after them. */
 export function useAuthorizationFixture(parts: AuthorizationFixtureParts = {}): AuthorizationFixture {
-  let t: TestApp;
-  let ids: Awaited<ReturnType<typeof demoIds>>;
+  const { t, ids } = useTestApp({ RATE_LIMIT_PER_MINUTE: '100000' });
   let runs: RunTarget[] = [];
   let conversations: ConversationTarget[];
   let tokenIds: Record<User, string>;
@@ -191,8 +191,6 @@ export function useAuthorizationFixture(parts: AuthorizationFixtureParts = {}): 
   }
 
   beforeAll(async () => {
-    t = await bootTestApp({ RATE_LIMIT_PER_MINUTE: '100000' });
-    ids = await demoIds(t);
     if (parts.runs !== false) runs = await runTargets();
 
     conversations = [
@@ -222,17 +220,9 @@ export function useAuthorizationFixture(parts: AuthorizationFixtureParts = {}): 
     expect(Object.keys(tokenIds).sort()).toEqual([...USERS].sort());
   }, 120_000);
 
-  afterAll(async () => {
-    await t?.close();
-  });
-
   return {
-    get t() {
-      return t;
-    },
-    get ids() {
-      return ids;
-    },
+    t,
+    ids,
     get runs() {
       return runs;
     },

@@ -1,5 +1,6 @@
-import { demoIds, until } from './runs';
-import { bootTestApp, type TestApp } from './test-app';
+import { until, type DemoIds } from './runs';
+import { useTestApp } from './suite';
+import type { TestApp } from './test-app';
 import type {
   Conversation as ApiConversation,
   ConversationSkill,
@@ -40,8 +41,6 @@ export type Conversation = Pick<
   messages: Message[];
   pending: Pick<PendingTurn, 'kind' | 'turnDigest'> | null;
 };
-
-export type DemoIds = Awaited<ReturnType<typeof demoIds>>;
 
 export const codeOf = (res: { errors?: Array<{ extensions?: Record<string, unknown> }> }) =>
   res.errors?.[0]?.extensions?.code;
@@ -182,21 +181,19 @@ export type ChatApp = ReturnType<typeof chatHelpers> & {
 };
 
 /**
- * Boots the suite's own app in beforeAll (closed in afterAll), on the demo data with FULL
- * privacy, and gives the chat helpers over it; `t`, `ids` and `skillIds` are set once booted.
+ * Boots the suite's own app (useTestApp), on the demo data with FULL privacy, and gives the chat
+ * helpers over it; `skillIds` is set once booted.
  */
 export function useChatApp(): ChatApp {
-  const chat: ChatApp = chatHelpers(() => chat.t) as ChatApp;
+  const { t, ids } = useTestApp();
+  const chat: ChatApp = { ...chatHelpers(() => t), t, ids, skillIds: {} };
   beforeAll(async () => {
-    chat.t = await bootTestApp();
-    chat.ids = await demoIds(chat.t);
-    const rows: Array<{ id: number; identifier: string }> = await chat.t.dataSource.query(
+    const rows: Array<{ id: number; identifier: string }> = await t.dataSource.query(
       'SELECT id, identifier FROM skill',
     );
     chat.skillIds = Object.fromEntries(rows.map((r) => [r.identifier, r.id]));
     // why: the model's input is asserted on the CONTEXT step, which keeps the transcript only under FULL.
-    await chat.t.dataSource.query(`UPDATE configuration SET privacy_level = 'FULL'`);
+    await t.dataSource.query(`UPDATE configuration SET privacy_level = 'FULL'`);
   }, 60_000);
-  afterAll(async () => chat.t?.close());
   return chat;
 }

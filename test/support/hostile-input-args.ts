@@ -1,7 +1,7 @@
 // The arguments of the hostile-input fuzz (test/e2e/hostile-input-*.e2e-spec.ts): what a mutation
 // of schema.gql and each of its arguments look like to the fuzzer, and the argument specs that
 // several mutations share. The table of mutations is hostile-input-mutations.ts.
-import type { demoIds } from './runs';
+import type { DemoIds } from './runs';
 
 export type Vars = Record<string, unknown>;
 export type Kind =
@@ -43,7 +43,7 @@ export interface ArgSpec {
 }
 
 export interface Fixture {
-  ids: Awaited<ReturnType<typeof demoIds>>;
+  ids: DemoIds;
   editors: string;
   approveRun: Waiting;
   denyRun: Waiting;

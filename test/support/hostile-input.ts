@@ -16,8 +16,9 @@ import { ERROR_CODES } from '../../src/common/error-codes';
 import { createUserWithToken, digestOf, startResting } from './decisions';
 import type { Fixture, Vars, Waiting } from './hostile-input-args';
 import type { Case } from './hostile-input-cases';
-import { demoIds, until } from './runs';
-import { bootTestApp, GqlResponse, TestApp } from './test-app';
+import { until, type DemoIds } from './runs';
+import { useTestApp } from './suite';
+import type { GqlResponse, TestApp } from './test-app';
 
 const CONTRACT_CODES = new Set<string>(ERROR_CODES);
 /** Apollo's codes for a document that does not parse or validate: refusals of input too. */
@@ -91,10 +92,16 @@ export interface HostileInput {
   alive(): Promise<boolean>;
 }
 
-/** Boots the app with the fixture in beforeAll and closes it in afterAll. */
+/** Boots the app (useTestApp) and builds the fixture in beforeAll; closes it in afterAll. */
 export function hostileInputApp(): HostileInput {
   let fingerprintQuery: string | null = null;
   const h = {} as HostileInput;
+  // why: several hundred operations in a minute; the rate limit is limits.e2e-spec's subject.
+  const { t, ids } = useTestApp(
+    { RATE_LIMIT_PER_MINUTE: '100000' },
+    { beforeClose: () => h.errorLog.mockRestore() },
+  );
+  h.t = t;
 
   h.post = async (body, as = 'admin') => {
     const res = await fetch(h.t.url, {
@@ -144,21 +151,14 @@ export function hostileInputApp(): HostileInput {
   };
 
   beforeAll(async () => {
-    // why: several hundred operations in a minute; the rate limit is limits.e2e-spec's subject.
-    h.t = await bootTestApp({ RATE_LIMIT_PER_MINUTE: '100000' });
-    h.f = await fixtureOf(h.t);
+    h.f = await fixtureOf(t, ids);
     h.errorLog = jest.spyOn(Logger.prototype, 'error');
-  });
-  afterAll(async () => {
-    h.errorLog.mockRestore();
-    await h.t.close();
   });
   return h;
 }
 
 /** What the baselines act on: runs and conversations resting on a decision, a token, a user. */
-async function fixtureOf(t: TestApp): Promise<Fixture> {
-  const ids = await demoIds(t);
+async function fixtureOf(t: TestApp, ids: DemoIds): Promise<Fixture> {
   const [editors] = await t.dataSource.query<Array<{ id: number }>>(
     `SELECT id FROM access_group WHERE name = 'editors'`,
   );

@@ -1,12 +1,15 @@
 import type { Client as WsClient } from 'graphql-ws';
 import type { TestApp } from './test-app';
 
-/** Ids of the demo data, looked up by natural key. */
-export async function demoIds(t: TestApp): Promise<{
+/** Ids of the demo data by natural key: configuration identifier, page name, username. */
+export interface DemoIds {
   configurations: Record<string, string>;
   pages: Record<string, string>;
   users: Record<string, string>;
-}> {
+}
+
+/** Ids of the demo data, looked up by natural key. */
+export async function demoIds(t: TestApp): Promise<DemoIds> {
   const configurations: Array<{ id: number; identifier: string }> = await t.dataSource.query(
     'SELECT id, identifier FROM configuration',
   );

@@ -1,17 +1,14 @@
 import { seedRuns, type SeedRuns } from '../../bench/support/volume';
-import { bootTestApp, type TestApp } from './test-app';
+import { type SuiteApp, useTestApp } from './suite';
 
 /**
- * Boots an API-only app (WORKER_ENABLED=false: nothing takes the seeded runs) and seeds runs
- * into it, one seed after the other (bench/support/volume.ts).
+ * useTestApp on an API-only app (WORKER_ENABLED=false: nothing takes the seeded runs), with runs
+ * seeded into it in a beforeAll (of `timeout` ms), one seed after the other (bench/support/volume.ts).
  */
-export async function bootWithSeededRuns(...seeds: SeedRuns[]): Promise<TestApp> {
-  const t = await bootTestApp({ WORKER_ENABLED: 'false' });
-  try {
-    for (const seed of seeds) await seedRuns((sql, params) => t.dataSource.query(sql, params), seed);
-  } catch (e) {
-    await t.close();
-    throw e;
-  }
-  return t;
+export function useSeededRuns(seeds: readonly SeedRuns[], timeout?: number): SuiteApp {
+  const suite = useTestApp({ WORKER_ENABLED: 'false' });
+  beforeAll(async () => {
+    for (const seed of seeds) await seedRuns((sql, params) => suite.t.dataSource.query(sql, params), seed);
+  }, timeout);
+  return suite;
 }

@@ -1,8 +1,4 @@
-import { demoIds } from './runs';
-import { bootTestApp, type TestApp } from './test-app';
-import { startReceiver, type Receiver } from './webhook-receiver';
-
-/** The webhook API's documents and the set-up of the webhooks*.e2e-spec.ts suites (docs/webhooks.md). */
+/** The webhook API's documents and what the webhooks*.e2e-spec.ts suites share (docs/webhooks.md). */
 
 export const CREATE = `mutation($input: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $input) {
   secret endpoint { id url eventTypes enabled } } }`;
@@ -29,16 +25,3 @@ export interface Delivery {
 }
 
 export const ALL_EVENTS = ['RUN_WAITING', 'DECISION_RECORDED', 'RUN_SETTLED', 'RUN_EXPIRED'];
-
-/** Boots the app with `env`, reads the demo ids, then starts a local receiver. */
-export async function bootWithReceiver(
-  env: Record<string, string>,
-): Promise<{ t: TestApp; ids: Awaited<ReturnType<typeof demoIds>>; receiver: Receiver }> {
-  const t = await bootTestApp(env);
-  try {
-    return { t, ids: await demoIds(t), receiver: await startReceiver() };
-  } catch (e) {
-    await t.close();
-    throw e;
-  }
-}
