@@ -201,7 +201,7 @@ async function measure(rig: Rig, plan: Plan) {
   // again with a larger queue (`fullWindow`): the guesses save set-up time.
   let rate = 800;
   let rawRate = 3000;
-  let peerRate = 2000;
+  let peerRate = 3000;
   for (let rep = 1; rep <= plan.reps; rep++) {
     const r = await rig.loop.window(plan.rawMs, rawRate, (at) =>
       say(rep, `the raw loop's queue ran dry at ${at.toFixed(0)} jobs/s`),
