@@ -1,7 +1,7 @@
 import type { Client } from 'pg';
 import { rawClient } from './pg';
 import { CpuMeter, type CpuSpan } from './cpu-meter';
-import { fullWindow } from './windows';
+import { queueWindow } from './windows';
 
 /** One window of the raw loop: jobs completed, how long, and commits that did not change one row. */
 export interface ClaimLoopSample {
@@ -73,18 +73,10 @@ export class ClaimLoop {
 
   /**
    * One measured window with twice `rate` jobs ready (+1,000), run again where its queue ran dry
-   * (`fullWindow`): a claim that found no job stops its client, so such a window measured the supply.
+   * (`queueWindow`): a claim that found no job stops its client, so such a window measured the supply.
    */
-  async window(ms: number, rate: number, onDry: (perSecond: number) => void): Promise<ClaimLoopSample> {
-    return fullWindow(
-      rate,
-      async (sizedFor) => {
-        await this.refill(Math.ceil((sizedFor * ms * 2) / 1000) + 1000);
-        return this.run(ms);
-      },
-      (sample) => sample.empty > 0,
-      (sample) => onDry(sample.perSecond),
-    );
+  window(ms: number, rate: number, onDry: (perSecond: number) => void): Promise<ClaimLoopSample> {
+    return queueWindow(this, ms, rate, { headroom: 2, extra: 1000, ranDry: (s) => s.empty > 0 }, onDry);
   }
 
   /** Every client claims and completes jobs until `ms` have passed, or until a claim finds no job. */

@@ -5,7 +5,7 @@ import { installedVersion } from './env';
 import { rawClient } from './pg';
 import { checkAll, type Check, type Figure } from './report';
 import { ratio, sleep, summarize } from './stats';
-import { fullWindow } from './windows';
+import { queueWindow } from './windows';
 
 export const GRAPHILE_VERSION = installedVersion('graphile-worker');
 
@@ -80,19 +80,11 @@ export class GraphilePeer {
 
   /**
    * One measured window with a queue of 1.5x `rate` jobs (+1,000), run again where it ran dry
-   * (`fullWindow`): until the twenty-third round nothing was, and the first windows measured the
+   * (`queueWindow`): until the twenty-third round nothing was, and the first windows measured the
    * supply (850 and 1,375 jobs/s of some 2,400, while the guess was 500/s).
    */
-  async window(ms: number, rate: number, onDry: (perSecond: number) => void): Promise<GraphileSample> {
-    return fullWindow(
-      rate,
-      async (sizedFor) => {
-        await this.refill(Math.ceil((sizedFor * ms * 1.5) / 1000) + 1000);
-        return this.run(ms);
-      },
-      (sample) => sample.left === 0,
-      (sample) => onDry(sample.perSecond),
-    );
+  window(ms: number, rate: number, onDry: (perSecond: number) => void): Promise<GraphileSample> {
+    return queueWindow(this, ms, rate, { headroom: 1.5, extra: 1000, ranDry: (s) => s.left === 0 }, onDry);
   }
 
   /** Runs the workers for `ms` once started; jobs completed in between, from the queue's size. */

@@ -1,4 +1,4 @@
-import { DRY_RETRIES, fullWindow } from './windows';
+import { DRY_RETRIES, fullWindow, queueWindow } from './windows';
 
 describe('bench fullWindow', () => {
   it('keeps the first window that did not run dry, each retry sized for twice the rate it reached', async () => {
@@ -29,5 +29,32 @@ describe('bench fullWindow', () => {
     );
     expect(attempts).toBe(DRY_RETRIES + 1);
     expect(sample.perSecond).toBe(DRY_RETRIES + 1);
+  });
+
+  it('fills a queue for headroom times the window at the rate sized for, plus the extra, before each try', async () => {
+    const fills: number[] = [];
+    const queue = {
+      refill: (ready: number) => {
+        fills.push(ready);
+        return Promise.resolve();
+      },
+      // A worker that does 1,500/s over a 2 s window: it empties any queue under 3,000 jobs.
+      run: (ms: number) => {
+        const ready = fills[fills.length - 1]!;
+        const done = Math.min(ready, (1500 * ms) / 1000);
+        return Promise.resolve({ perSecond: done / (ms / 1000), left: ready - done });
+      },
+    };
+    const dry: number[] = [];
+    const sample = await queueWindow(
+      queue,
+      2000,
+      500,
+      { headroom: 2, extra: 100, ranDry: (s) => s.left === 0 },
+      (at) => dry.push(at),
+    );
+    expect(fills).toEqual([2100, 8500]);
+    expect(dry).toEqual([1050]);
+    expect(sample).toEqual({ perSecond: 1500, left: 5500 });
   });
 });

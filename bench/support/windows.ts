@@ -23,3 +23,31 @@ export async function fullWindow<S extends { readonly perSecond: number }>(
     sizedFor = Math.max(sizedFor, sample.perSecond) * 2;
   }
 }
+
+/** A queue a window runs on: filled to a number of ready jobs, then worked for a while. */
+export interface WindowQueue<S> {
+  refill(ready: number): Promise<void>;
+  run(ms: number): Promise<S>;
+}
+
+/**
+ * `fullWindow` on a queue filled with `headroom` times the jobs `sizedFor` would take in `ms`,
+ * plus `extra`, before each try (the raw loop and graphile-worker).
+ */
+export function queueWindow<S extends { readonly perSecond: number }>(
+  queue: WindowQueue<S>,
+  ms: number,
+  rate: number,
+  fill: { readonly headroom: number; readonly extra: number; readonly ranDry: (sample: S) => boolean },
+  onDry: (perSecond: number) => void,
+): Promise<S> {
+  return fullWindow(
+    rate,
+    async (sizedFor) => {
+      await queue.refill(Math.ceil((sizedFor * ms * fill.headroom) / 1000) + fill.extra);
+      return queue.run(ms);
+    },
+    fill.ranDry,
+    (sample) => onDry(sample.perSecond),
+  );
+}
