@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Client } from 'pg';
@@ -67,6 +68,57 @@ export async function openDataSource(db: TestDatabase, poolSize = 10): Promise<D
   const ds = new DataSource(dataSourceOptions(db.target, db.kind === 'pglite' ? 1 : poolSize));
   await ds.initialize();
   return ds;
+}
+
+/** The database of a describe block and the data source open on it (useTestDatabase). */
+export interface SuiteDatabase {
+  /** The suite's own test database: read at each use, so it serves inside tests and in later hooks. */
+  readonly db: TestDatabase;
+  /** The data source on it, read at each use: the opened one itself, so its identity holds. */
+  readonly ds: DataSource;
+}
+
+export interface SuiteDatabaseOptions {
+  /** The data source's pool size on PostgreSQL (openDataSource's default unless given). */
+  poolSize?: number;
+  /** Silences Nest's Logger first (`Logger.overrideLogger(false)`), for suites of services that log. */
+  quietLogs?: boolean;
+}
+
+/**
+ * Creates a test database and opens a data source on it in a beforeAll of the calling describe
+ * block, and closes both in an afterAll. `db` and `ds` are read at each use (keep the returned
+ * object, do not destructure it where the suite is declared); one read before the beforeAll (or
+ * after it failed) throws. The suite's own beforeAll hooks, declared after this call, run after it.
+ */
+export function useTestDatabase(options: SuiteDatabaseOptions = {}): SuiteDatabase {
+  let db: TestDatabase | undefined;
+  let ds: DataSource | undefined;
+  const opened = <T>(value: T | undefined): T => {
+    if (value === undefined)
+      throw new Error('useTestDatabase: the database is read before its beforeAll opened it');
+    return value;
+  };
+  beforeAll(async () => {
+    if (options.quietLogs) Logger.overrideLogger(false);
+    db = await createTestDatabase();
+    ds = await openDataSource(db, options.poolSize);
+  });
+  afterAll(async () => {
+    try {
+      await ds?.destroy();
+    } finally {
+      await db?.dispose();
+    }
+  });
+  return {
+    get db() {
+      return opened(db);
+    },
+    get ds() {
+      return opened(ds);
+    },
+  };
 }
 
 /** Skips a test body on PGlite, saying so: real concurrency needs PostgreSQL. */

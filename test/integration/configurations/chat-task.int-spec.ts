@@ -1,23 +1,15 @@
-import { DataSource } from 'typeorm';
 import { ConfigurationUser } from '../../../src/modules/configurations/core/configuration-access.policy';
-import { createTestDatabase, openDataSource, TestDatabase } from '../../support/test-database';
+import { useTestDatabase } from '../../support/test-database';
 import { demoUsers, groupIdOf, Services, wireServices } from './services';
 
 describe("the chat's Task and skill catalogue on a real database", () => {
-  let db: TestDatabase;
-  let ds: DataSource;
+  const suite = useTestDatabase();
   let s: Services;
   let users: Record<string, ConfigurationUser>;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    ds = await openDataSource(db);
-    s = wireServices(ds);
-    users = await demoUsers(ds);
-  });
-  afterAll(async () => {
-    await ds.destroy();
-    await db.dispose();
+    s = wireServices(suite.ds);
+    users = await demoUsers(suite.ds);
   });
 
   it('gives erin (restricted) the mapped four-eyes-chat Task and alice the default Task', async () => {
@@ -53,7 +45,7 @@ describe("the chat's Task and skill catalogue on a real database", () => {
       name: 'Four-eyes chat',
       configurationIdentifier: 'demo-four-eyes',
       skillIdentifiers: ['tone-of-voice', 'int-task-skill', 'legacy-skill'],
-      groupIds: [String(await groupIdOf(ds, 'restricted'))],
+      groupIds: [String(await groupIdOf(suite.ds, 'restricted'))],
       priority: 10,
     });
     const setup = await s.configurations.chatSetupFor(users.erin!);
@@ -64,13 +56,13 @@ describe("the chat's Task and skill catalogue on a real database", () => {
     ]);
     // a new skill is offered once a version of it is approved
     expect(setup!.catalogue.map((e) => e.identifier)).toEqual(['seo-process', 'tone-of-voice']);
-    await ds.query(
+    await suite.ds.query(
       `UPDATE skill_version SET state = 'APPROVED', approved_at = now()
         WHERE skill_id = (SELECT id FROM skill WHERE identifier = 'int-task-skill')`,
     );
     const catalogue = (await s.configurations.chatSetupFor(users.erin!))!.catalogue;
     expect(catalogue.map((e) => e.identifier)).toEqual(['seo-process', 'tone-of-voice', 'int-task-skill']);
-    const tone: Array<{ id: number }> = await ds.query(
+    const tone: Array<{ id: number }> = await suite.ds.query(
       "SELECT id FROM skill WHERE identifier = 'tone-of-voice'",
     );
     expect(catalogue.find((e) => e.identifier === 'tone-of-voice')?.skillId).toBe(tone[0]!.id);
@@ -92,8 +84,8 @@ describe("the chat's Task and skill catalogue on a real database", () => {
   });
 
   it('lets the highest priority win among several mapped Tasks, then the lowest Task id', async () => {
-    const editors = String(await groupIdOf(ds, 'editors'));
-    const approvers = String(await groupIdOf(ds, 'approvers'));
+    const editors = String(await groupIdOf(suite.ds, 'editors'));
+    const approvers = String(await groupIdOf(suite.ds, 'approvers'));
     const base = { configurationIdentifier: 'demo-question', skillIdentifiers: [] };
     await s.admin.upsertTask(s.adminCtx, {
       ...base,
@@ -123,12 +115,12 @@ describe("the chat's Task and skill catalogue on a real database", () => {
   });
 
   it('answers null when nothing matches and there is no default Task', async () => {
-    await ds.query("UPDATE task SET identifier = 'not-default' WHERE identifier = 'default'");
+    await suite.ds.query("UPDATE task SET identifier = 'not-default' WHERE identifier = 'default'");
     try {
       expect(await s.configurations.taskForUser(users.dave!)).toBeNull();
       expect(await s.configurations.chatSetupFor(users.dave!)).toBeNull();
     } finally {
-      await ds.query("UPDATE task SET identifier = 'default' WHERE identifier = 'not-default'");
+      await suite.ds.query("UPDATE task SET identifier = 'default' WHERE identifier = 'not-default'");
     }
   });
 });

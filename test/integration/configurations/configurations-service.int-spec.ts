@@ -1,7 +1,6 @@
-import { DataSource } from 'typeorm';
 import { ConfigurationUser } from '../../../src/modules/configurations/core/configuration-access.policy';
 import { Refusal } from '../../../src/common/refusal';
-import { createTestDatabase, itOnPostgres, openDataSource, TestDatabase } from '../../support/test-database';
+import { itOnPostgres, useTestDatabase } from '../../support/test-database';
 import { demoUsers, groupIdOf, Services, wireServices } from './services';
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {
@@ -15,18 +14,15 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
 }
 
 describe('ConfigurationsService on a real database', () => {
-  let db: TestDatabase;
-  let ds: DataSource;
+  const suite = useTestDatabase();
   let s: Services;
   let users: Record<string, ConfigurationUser>;
   let restrictedId: number;
   const script = { rounds: [{ text: 'hi' }] };
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    ds = await openDataSource(db);
-    s = wireServices(ds, 12);
-    users = await demoUsers(ds);
+    s = wireServices(suite.ds, 12);
+    users = await demoUsers(suite.ds);
     const created = await s.admin.upsertConfiguration(s.adminCtx, {
       identifier: 'int-approvers',
       name: 'Approvers only',
@@ -34,18 +30,14 @@ describe('ConfigurationsService on a real database', () => {
       model: 'scripted',
       providerOptions: script,
       maxIterations: 50,
-      allowedGroupIds: [String(await groupIdOf(ds, 'approvers'))],
+      allowedGroupIds: [String(await groupIdOf(suite.ds, 'approvers'))],
       skillIdentifiers: ['seo-process'],
     });
     restrictedId = created.id;
   });
-  afterAll(async () => {
-    await ds.destroy();
-    await db.dispose();
-  });
 
   it('stores maxIterations clamped to the configured ceiling', async () => {
-    const rows: Array<{ max_iterations: number }> = await ds.query(
+    const rows: Array<{ max_iterations: number }> = await suite.ds.query(
       'SELECT max_iterations FROM configuration WHERE id = $1',
       [restrictedId],
     );
@@ -64,7 +56,7 @@ describe('ConfigurationsService on a real database', () => {
   });
 
   it('returns an inactive configuration for use (the caller refuses CONFIGURATION_INACTIVE)', async () => {
-    const rows: Array<{ id: number }> = await ds.query(
+    const rows: Array<{ id: number }> = await suite.ds.query(
       "SELECT id FROM configuration WHERE identifier = 'demo-inactive'",
     );
     const inactive = await s.configurations.findForUse(users.alice!, rows[0]!.id);
@@ -72,7 +64,7 @@ describe('ConfigurationsService on a real database', () => {
   });
 
   it('hides a deleted configuration from use and lists, but getById still reads it', async () => {
-    await ds.query('UPDATE configuration SET deleted_at = now() WHERE id = $1', [restrictedId]);
+    await suite.ds.query('UPDATE configuration SET deleted_at = now() WHERE id = $1', [restrictedId]);
     expect(await codeOf(s.configurations.findForUse(users.bob!, restrictedId))).toBe('NOT_FOUND');
     const gone = await s.configurations.getById(restrictedId);
     expect(gone.deletedAt).toBeInstanceOf(Date);
@@ -100,8 +92,8 @@ describe('ConfigurationsService on a real database', () => {
   });
 
   it('refuses a Task naming a deleted configuration and writes nothing', async () => {
-    await ds.query("UPDATE configuration SET deleted_at = now() WHERE identifier = 'demo-question'");
-    const before: Array<{ n: number }> = await ds.query('SELECT count(*)::int AS n FROM task');
+    await suite.ds.query("UPDATE configuration SET deleted_at = now() WHERE identifier = 'demo-question'");
+    const before: Array<{ n: number }> = await suite.ds.query('SELECT count(*)::int AS n FROM task');
     const code = await codeOf(
       s.admin.upsertTask(s.adminCtx, {
         identifier: 'int-gone',
@@ -110,7 +102,7 @@ describe('ConfigurationsService on a real database', () => {
       }),
     );
     expect(code).toBe('BAD_USER_INPUT');
-    const after: Array<{ n: number }> = await ds.query('SELECT count(*)::int AS n FROM task');
+    const after: Array<{ n: number }> = await suite.ds.query('SELECT count(*)::int AS n FROM task');
     expect(after[0]!.n).toBe(before[0]!.n);
   });
 
@@ -129,11 +121,11 @@ describe('ConfigurationsService on a real database', () => {
       );
       expect(new Set(results.map((r) => r.id)).size).toBe(1);
     }
-    const rows: Array<{ n: number }> = await ds.query(
+    const rows: Array<{ n: number }> = await suite.ds.query(
       "SELECT count(*)::int AS n FROM configuration WHERE identifier = 'int-race'",
     );
     expect(rows[0]!.n).toBe(1);
-    const links: Array<{ n: number }> = await ds.query(
+    const links: Array<{ n: number }> = await suite.ds.query(
       `SELECT count(*)::int AS n FROM configuration_skill cs JOIN configuration c ON c.id = cs.configuration_id
         WHERE c.identifier = 'int-race'`,
     );

@@ -6,7 +6,7 @@ import { PagesService } from '../../../src/modules/content/application/pages.ser
 import { ContentUser } from '../../../src/modules/content/core/content-access.policy';
 import { ContentRepository } from '../../../src/modules/content/persistence/content.repository';
 import { TransactionRunner } from '../../../src/platform/database/transaction-runner';
-import { createTestDatabase, openDataSource, TestDatabase } from '../../support/test-database';
+import { useTestDatabase } from '../../support/test-database';
 
 export interface TextRow {
   title: string;
@@ -45,7 +45,7 @@ export interface PagesDemo {
 
 /** Opens a test database before the tests of the calling describe and disposes of it after them. */
 export function pagesOnDemoData(): PagesDemo {
-  let db: TestDatabase;
+  const suite = useTestDatabase();
   const demo = {
     ids: {},
     users: {},
@@ -62,8 +62,7 @@ export function pagesOnDemoData(): PagesDemo {
   } as PagesDemo;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    const ds = await openDataSource(db);
+    const ds = suite.ds;
     demo.ds = ds;
     demo.pages = new PagesService(new ContentRepository(ds), new TransactionRunner(ds));
     const rows: Array<{ id: number; slug: string }> = await ds.query('SELECT id, slug FROM page');
@@ -92,10 +91,6 @@ export function pagesOnDemoData(): PagesDemo {
         });
       }
     }
-  });
-  afterAll(async () => {
-    await demo.ds.destroy();
-    await db.dispose();
   });
   return demo;
 }

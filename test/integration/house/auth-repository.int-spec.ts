@@ -1,23 +1,15 @@
-import { DataSource } from 'typeorm';
 import { hashToken } from '../../../src/modules/auth/core/token';
 import { AuthRepository, toAuthUser } from '../../../src/modules/auth/persistence/auth.repository';
-import { createTestDatabase, demoTokens, openDataSource, TestDatabase } from '../../support/test-database';
+import { demoTokens, useTestDatabase } from '../../support/test-database';
 
 describe('AuthRepository', () => {
-  let db: TestDatabase;
-  let ds: DataSource;
+  const suite = useTestDatabase();
   let repository: AuthRepository;
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    ds = await openDataSource(db);
-    repository = new AuthRepository(ds);
+  beforeAll(() => {
+    repository = new AuthRepository(suite.ds);
   });
   const findTokenByHash = async (hash: string) => (await repository.findTokensByHashes([hash]))[0] ?? null;
-  afterAll(async () => {
-    await ds?.destroy();
-    await db?.dispose();
-  });
 
   it("finds a token by its hash with its user and the user's groups, in one call", async () => {
     const token = await findTokenByHash(hashToken(demoTokens().carol!));
@@ -68,7 +60,10 @@ describe('AuthRepository', () => {
     const erin = (await findTokenByHash(hashToken(demoTokens().erin!)))!;
     const alice = (await findTokenByHash(hashToken(demoTokens().alice!)))!;
     const at = new Date('2030-02-01T00:00:00Z');
-    await ds.query('UPDATE api_token SET revoked_at = $2, expires_at = $2 WHERE id = $1', [erin.id, at]);
+    await suite.ds.query('UPDATE api_token SET revoked_at = $2, expires_at = $2 WHERE id = $1', [
+      erin.id,
+      at,
+    ]);
     const [both, none] = [
       await repository.findTokensWithUsers([erin.id, alice.id]),
       await repository.findTokensWithUsers([]),

@@ -1,22 +1,11 @@
-import { DataSource } from 'typeorm';
 import { seedDemo } from '../../../src/demo/seed-demo';
-import { createTestDatabase, openDataSource, TestDatabase } from '../../support/test-database';
+import { useTestDatabase } from '../../support/test-database';
 import { count, snapshot } from './house-support';
 
 // The test database comes migrated and seeded once (test/support/global-setup.ts), so every
 // seedDemo() here is at least the second.
 describe('seedDemo', () => {
-  let db: TestDatabase;
-  let ds: DataSource;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    ds = await openDataSource(db);
-  });
-  afterAll(async () => {
-    await ds?.destroy();
-    await db?.dispose();
-  });
+  const suite = useTestDatabase();
 
   it('loaded the demo data set of demo-data.md', async () => {
     const counts: Record<string, number> = {};
@@ -34,7 +23,7 @@ describe('seedDemo', () => {
       'task',
       'task_group',
     ]) {
-      counts[t] = await count(ds, t);
+      counts[t] = await count(suite.ds, t);
     }
     expect(counts).toEqual({
       app_user: 6,
@@ -50,7 +39,7 @@ describe('seedDemo', () => {
       task: 2,
       task_group: 1,
     });
-    const pages: { slug: string; rootline: number[]; id: number }[] = await ds.query(
+    const pages: { slug: string; rootline: number[]; id: number }[] = await suite.ds.query(
       'SELECT id, slug, rootline FROM page ORDER BY id',
     );
     const id = (slug: string): number => pages.find((p) => p.slug === slug)!.id;
@@ -59,40 +48,40 @@ describe('seedDemo', () => {
       id('/products'),
       id('/products/widget'),
     ]);
-    const [restricted] = await ds.query(
+    const [restricted] = await suite.ds.query(
       "SELECT show_page_ids, edit_page_ids, edit_language_ids FROM access_group WHERE name = 'restricted'",
     );
     expect(restricted).toEqual({ show_page_ids: [id('/blog')], edit_page_ids: [], edit_language_ids: [0] });
   });
 
   it('changes nothing when run again: every table keeps its rows and content', async () => {
-    const before = await snapshot(ds);
+    const before = await snapshot(suite.ds);
     expect(Object.keys(before).length).toBeGreaterThanOrEqual(12);
-    expect(await seedDemo(ds)).toEqual({ created: false });
-    expect(await snapshot(ds)).toEqual(before);
-    expect(await seedDemo(ds)).toEqual({ created: false });
-    expect(await snapshot(ds)).toEqual(before);
+    expect(await seedDemo(suite.ds)).toEqual({ created: false });
+    expect(await snapshot(suite.ds)).toEqual(before);
+    expect(await seedDemo(suite.ds)).toEqual({ created: false });
+    expect(await snapshot(suite.ds)).toEqual(before);
   });
 
   it('recreates only what is missing, leaving every other table as it was', async () => {
-    const before = await snapshot(ds);
-    await ds.query("DELETE FROM app_user WHERE username = 'erin'");
-    expect(await count(ds, 'app_user')).toBe(5);
+    const before = await snapshot(suite.ds);
+    await suite.ds.query("DELETE FROM app_user WHERE username = 'erin'");
+    expect(await count(suite.ds, 'app_user')).toBe(5);
 
-    expect(await seedDemo(ds)).toEqual({ created: true });
+    expect(await seedDemo(suite.ds)).toEqual({ created: true });
 
-    const after = await snapshot(ds);
+    const after = await snapshot(suite.ds);
     const changed = Object.keys(before).filter((t) => before[t]!.checksum !== after[t]!.checksum);
     // erin comes back under a new id, with her membership; her demo token went with her.
     expect(changed.sort()).toEqual(['api_token', 'app_user', 'group_member']);
     expect(after.app_user!.rows).toBe(6);
     expect(after.group_member!.rows).toBe(before.group_member!.rows);
-    const groups: { name: string }[] = await ds.query(
+    const groups: { name: string }[] = await suite.ds.query(
       `SELECT g.name FROM group_member m JOIN app_user u ON u.id = m.user_id JOIN access_group g ON g.id = m.group_id
        WHERE u.username = 'erin'`,
     );
     expect(groups).toEqual([{ name: 'restricted' }]);
-    expect(await seedDemo(ds)).toEqual({ created: false });
-    expect(await snapshot(ds)).toEqual(after);
+    expect(await seedDemo(suite.ds)).toEqual({ created: false });
+    expect(await snapshot(suite.ds)).toEqual(after);
   });
 });

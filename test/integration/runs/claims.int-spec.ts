@@ -1,32 +1,24 @@
-import { DataSource } from 'typeorm';
-import { createTestDatabase, openDataSource, TestDatabase } from '../../support/test-database';
+import { useTestDatabase } from '../../support/test-database';
 import { LEASE_SECONDS, queuedRun, rowOf, RunsKit, runsKit } from './runs-support';
 
 /** QUEUED -> RUNNING by a worker (docs/decisions.md, "Workers and their heartbeat"). */
 describe('claimQueued', () => {
-  let db: TestDatabase;
-  let ds: DataSource;
+  const suite = useTestDatabase();
   let kit: RunsKit;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    ds = await openDataSource(db);
-    kit = await runsKit(ds);
-  });
-  afterAll(async () => {
-    await ds?.destroy();
-    await db?.dispose();
+    kit = await runsKit(suite.ds);
   });
 
   beforeEach(async () => {
-    await ds.query(`UPDATE run SET status = 'CANCELLED' WHERE status = 'QUEUED'`);
+    await suite.ds.query(`UPDATE run SET status = 'CANCELLED' WHERE status = 'QUEUED'`);
   });
 
   it('claims at most `limit` runs, oldest first, each under its own fresh lease', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
       const id = await queuedRun(kit);
-      await ds.query(`UPDATE run SET created_at = now() - make_interval(secs => $2) WHERE id = $1`, [
+      await suite.ds.query(`UPDATE run SET created_at = now() - make_interval(secs => $2) WHERE id = $1`, [
         id,
         100 - i,
       ]);
@@ -39,7 +31,7 @@ describe('claimQueued', () => {
     const tokens = [...first, ...second].map((c) => c.lease.token);
     expect(new Set(tokens).size).toBe(4);
     for (const c of [...first, ...second]) {
-      const row = await rowOf(ds, c.run.id);
+      const row = await rowOf(suite.ds, c.run.id);
       expect(row).toMatchObject({
         status: 'RUNNING',
         claimed_by: c.lease.claimedBy,
@@ -51,15 +43,16 @@ describe('claimQueued', () => {
       expect(row.started_at).not.toBeNull();
       expect(c.run.status).toBe('RUNNING');
     }
-    expect((await rowOf(ds, ids[4]!)).status).toBe('QUEUED');
+    expect((await rowOf(suite.ds, ids[4]!)).status).toBe('QUEUED');
     expect(await kit.claims.claimQueued('worker:int:c', LEASE_SECONDS, 0)).toEqual([]);
   });
 
   it('keeps the first start time of a requeued run and claims nothing when nothing is queued', async () => {
     const id = await queuedRun(kit);
-    await ds.query(`UPDATE run SET started_at = '2020-01-01T00:00:00Z', requeue_count = 1 WHERE id = $1`, [
-      id,
-    ]);
+    await suite.ds.query(
+      `UPDATE run SET started_at = '2020-01-01T00:00:00Z', requeue_count = 1 WHERE id = $1`,
+      [id],
+    );
     const [claim] = await kit.claims.claimQueued('worker:int:d', LEASE_SECONDS, 10);
     expect(claim?.run.id).toBe(id);
     expect(claim?.run.startedAt?.toISOString()).toBe('2020-01-01T00:00:00.000Z');

@@ -1,6 +1,5 @@
-import { DataSource } from 'typeorm';
 import type { Lease } from '../../../src/modules/runs/persistence/runs.repository';
-import { createTestDatabase, openDataSource, TestDatabase } from '../../support/test-database';
+import { useTestDatabase } from '../../support/test-database';
 import {
   expireLease,
   LEASE_SECONDS,
@@ -19,38 +18,31 @@ import {
  * run, another worker claims it under a new token.
  */
 describe('a writer with a stale lease token', () => {
-  let db: TestDatabase;
-  let ds: DataSource;
+  const suite = useTestDatabase();
   let kit: RunsKit;
   let stale: Lease;
   let fresh: Lease;
   let before: Record<string, unknown>;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    ds = await openDataSource(db);
-    kit = await runsKit(ds);
+    kit = await runsKit(suite.ds);
     stale = await runningRun(kit);
     expect(await kit.repository.appendStep(stale, step(1), LEASE_SECONDS)).toBe(1);
     expect(await kit.repository.appendStep(stale, step(2), LEASE_SECONDS)).toBe(2);
-    await expireLease(ds, stale.runId);
+    await expireLease(suite.ds, stale.runId);
     const reaped = await kit.reaping.reapExpired(100, null);
     expect(reaped).toMatchObject([{ id: stale.runId, status: 'QUEUED', terminationReason: null }]);
     const [claim] = await kit.claims.claimQueued('worker:int:takeover', LEASE_SECONDS, 1);
     expect(claim?.run.id).toBe(stale.runId);
     fresh = claim!.lease;
     expect(fresh.token).not.toBe(stale.token);
-    before = await rowOf(ds, stale.runId);
-  });
-  afterAll(async () => {
-    await ds?.destroy();
-    await db?.dispose();
+    before = await rowOf(suite.ds, stale.runId);
   });
 
   /** The row and the steps are exactly as the takeover left them. */
   async function expectUnchanged(): Promise<void> {
-    expect(await rowOf(ds, stale.runId)).toEqual(before);
-    expect(await stepSequences(ds, stale.runId)).toEqual([1, 2]);
+    expect(await rowOf(suite.ds, stale.runId)).toEqual(before);
+    expect(await stepSequences(suite.ds, stale.runId)).toEqual([1, 2]);
   }
 
   it('cannot append a step', async () => {
@@ -123,8 +115,8 @@ describe('a writer with a stale lease token', () => {
         null,
       ),
     ).toMatchObject({ stepCount: 5 });
-    expect(await stepSequences(ds, stale.runId)).toEqual([1, 2, 3, 4, 5]);
-    expect(await rowOf(ds, stale.runId)).toMatchObject({
+    expect(await stepSequences(suite.ds, stale.runId)).toEqual([1, 2, 3, 4, 5]);
+    expect(await rowOf(suite.ds, stale.runId)).toMatchObject({
       status: 'COMPLETED',
       answer: 'fresh',
       step_count: 5,

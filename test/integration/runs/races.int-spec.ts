@@ -1,6 +1,5 @@
-import { DataSource } from 'typeorm';
 import { CANCELLABLE_STATUSES } from '../../../src/modules/runs/core/run-status';
-import { createTestDatabase, itOnPostgres, openDataSource, TestDatabase } from '../../support/test-database';
+import { itOnPostgres, useTestDatabase } from '../../support/test-database';
 import {
   LEASE_SECONDS,
   queuedRun,
@@ -22,19 +21,12 @@ const ROUNDS = 5;
  * (docs/run-lifecycle.md): many concurrent attempts of the same transition, exactly one wins.
  */
 describe('run transitions under concurrency (PostgreSQL)', () => {
-  let db: TestDatabase;
-  let ds: DataSource;
+  // why: a pool as large as the crowd, so the statements really run side by side.
+  const suite = useTestDatabase({ poolSize: CALLERS + 5 });
   let kit: RunsKit;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    // why: a pool as large as the crowd, so the statements really run side by side.
-    ds = await openDataSource(db, CALLERS + 5);
-    kit = await runsKit(ds);
-  });
-  afterAll(async () => {
-    await ds?.destroy();
-    await db?.dispose();
+    kit = await runsKit(suite.ds);
   });
 
   itOnPostgres(`${CALLERS} concurrent cancels of one waiting run: exactly one wins`, async () => {
@@ -42,7 +34,7 @@ describe('run transitions under concurrency (PostgreSQL)', () => {
       const id = await waitingRun(kit);
       const results = await race(CALLERS, () => kit.settling.cancel(id, CANCELLABLE_STATUSES, null));
       expect(results.filter(Boolean)).toHaveLength(1);
-      const row = await rowOf(ds, id);
+      const row = await rowOf(suite.ds, id);
       expect(row).toMatchObject({ status: 'CANCELLED', termination_reason: 'CANCELLED', checkpoint: null });
     }
   });
@@ -60,7 +52,7 @@ describe('run transitions under concurrency (PostgreSQL)', () => {
       );
       const winners = results.flatMap((ok, i) => (ok ? [i] : []));
       expect(winners).toHaveLength(1);
-      const row = await rowOf(ds, lease.runId);
+      const row = await rowOf(suite.ds, lease.runId);
       expect(row).toMatchObject({ status: 'COMPLETED', answer: `answer ${winners[0]}`, lease_token: null });
     }
   });
@@ -79,7 +71,7 @@ describe('run transitions under concurrency (PostgreSQL)', () => {
             ),
       );
       expect(results.filter(Boolean)).toHaveLength(1);
-      const row = await rowOf(ds, lease.runId);
+      const row = await rowOf(suite.ds, lease.runId);
       expect(['CANCELLED', 'COMPLETED']).toContain(row.status);
       expect(row.answer).toBe(row.status === 'COMPLETED' ? 'done' : null);
     }
@@ -94,7 +86,7 @@ describe('run transitions under concurrency (PostgreSQL)', () => {
       const { i, claim } = winners[0]!;
       expect(claim.run.id).toBe(id);
       expect(claim.run.status).toBe('RUNNING');
-      const row = await rowOf(ds, id);
+      const row = await rowOf(suite.ds, id);
       expect(row).toMatchObject({
         status: 'RUNNING',
         claimed_by: `worker:int:${i}`,
@@ -117,16 +109,16 @@ describe('run transitions under concurrency (PostgreSQL)', () => {
     expect(claimed.length).toBeGreaterThan(0);
     for (const c of claimed) {
       expect(ids.has(c.id)).toBe(true);
-      expect(await rowOf(ds, c.id)).toMatchObject({ status: 'RUNNING', claimed_by: c.by });
+      expect(await rowOf(suite.ds, c.id)).toMatchObject({ status: 'RUNNING', claimed_by: c.by });
     }
-    const [counts] = await ds.query<Array<{ running: string; queued: string }>>(
+    const [counts] = await suite.ds.query<Array<{ running: string; queued: string }>>(
       `SELECT count(*) FILTER (WHERE status = 'RUNNING') AS running, count(*) FILTER (WHERE status = 'QUEUED') AS queued
          FROM run WHERE id = ANY($1::uuid[])`,
       [[...ids]],
     );
     expect(Number(counts!.running)).toBe(claimed.length);
     expect(Number(counts!.queued)).toBe(ids.size - claimed.length);
-    await ds.query(`UPDATE run SET status = 'CANCELLED' WHERE id = ANY($1::uuid[])`, [[...ids]]);
+    await suite.ds.query(`UPDATE run SET status = 'CANCELLED' WHERE id = ANY($1::uuid[])`, [[...ids]]);
   });
 
   itOnPostgres(
@@ -136,13 +128,13 @@ describe('run transitions under concurrency (PostgreSQL)', () => {
       const sequences = await race(CALLERS, (i) => kit.repository.appendStep(lease, step(i), LEASE_SECONDS));
       const expected = Array.from({ length: CALLERS }, (_, i) => i + 1);
       expect([...sequences].sort((a, b) => a! - b!)).toEqual(expected);
-      expect(await stepSequences(ds, lease.runId)).toEqual(expected);
-      const payloads = await ds.query<Array<{ n: number }>>(
+      expect(await stepSequences(suite.ds, lease.runId)).toEqual(expected);
+      const payloads = await suite.ds.query<Array<{ n: number }>>(
         `SELECT (payload->>'n')::int AS n FROM run_step WHERE run_id = $1 ORDER BY n`,
         [lease.runId],
       );
       expect(payloads.map((p) => p.n)).toEqual(expected.map((s) => s - 1));
-      expect((await rowOf(ds, lease.runId)).step_count).toBe(CALLERS);
+      expect((await rowOf(suite.ds, lease.runId)).step_count).toBe(CALLERS);
     },
   );
 });

@@ -1,12 +1,10 @@
-import { Logger } from '@nestjs/common';
 import { TransactionRunner } from '../../../src/platform/database/transaction-runner';
-import { DataSource } from 'typeorm';
 import type { AppConfig } from '../../../src/config/app-config';
 import type { ReapedRun } from '../../../src/modules/runs/persistence/run-reaping.repository';
 import { REAP_MESSAGES } from '../../../src/modules/runs';
 import { QueuedRunPicker, ReaperService } from '../../../src/modules/worker';
 import { StatementLog } from '../../support/statement-log';
-import { createTestDatabase, openDataSource, TestDatabase } from '../../support/test-database';
+import { useTestDatabase } from '../../support/test-database';
 import {
   expireLease,
   LEASE_SECONDS,
@@ -20,19 +18,11 @@ import {
 
 /** The reaper (docs/run-lifecycle.md): expired leases are requeued, or failed when retrying is unsafe or exhausted. */
 describe('the reaper on a real database', () => {
-  let db: TestDatabase;
-  let ds: DataSource;
+  const suite = useTestDatabase({ quietLogs: true });
   let kit: RunsKit;
 
   beforeAll(async () => {
-    Logger.overrideLogger(false);
-    db = await createTestDatabase();
-    ds = await openDataSource(db);
-    kit = await runsKit(ds);
-  });
-  afterAll(async () => {
-    await ds?.destroy();
-    await db?.dispose();
+    kit = await runsKit(suite.ds);
   });
 
   const byId = (reaped: readonly ReapedRun[], id: string) => reaped.find((r) => r.id === id);
@@ -40,14 +30,14 @@ describe('the reaper on a real database', () => {
   it('requeues an expired run without a pending effect, keeping its checkpoint and steps', async () => {
     const lease = await runningRun(kit);
     await kit.repository.appendStep(lease, step(1), LEASE_SECONDS);
-    const checkpoint = (await rowOf(ds, lease.runId)).checkpoint;
-    await expireLease(ds, lease.runId);
+    const checkpoint = (await rowOf(suite.ds, lease.runId)).checkpoint;
+    await expireLease(suite.ds, lease.runId);
     expect(byId(await kit.reaping.reapExpired(100, null), lease.runId)).toMatchObject({
       id: lease.runId,
       status: 'QUEUED',
       terminationReason: null,
     });
-    expect(await rowOf(ds, lease.runId)).toMatchObject({
+    expect(await rowOf(suite.ds, lease.runId)).toMatchObject({
       status: 'QUEUED',
       requeue_count: 1,
       termination_reason: null,
@@ -62,7 +52,7 @@ describe('the reaper on a real database', () => {
 
   it('sweeps with a prepared statement (planned once per connection, not at every pass)', async () => {
     const lease = await runningRun(kit);
-    await expireLease(ds, lease.runId);
+    await expireLease(suite.ds, lease.runId);
     const log = StatementLog.open();
     try {
       expect(byId(await kit.reaping.reapExpired(100, null), lease.runId)?.status).toBe('QUEUED');
@@ -77,7 +67,7 @@ describe('the reaper on a real database', () => {
   it('leaves runs whose lease has not expired alone', async () => {
     const lease = await runningRun(kit);
     expect(byId(await kit.reaping.reapExpired(100, null), lease.runId)).toBeUndefined();
-    expect(await rowOf(ds, lease.runId)).toMatchObject({
+    expect(await rowOf(suite.ds, lease.runId)).toMatchObject({
       status: 'RUNNING',
       lease_token: lease.token,
       requeue_count: 0,
@@ -86,14 +76,14 @@ describe('the reaper on a real database', () => {
 
   it('fails a run requeued three times already with RETRIES_EXHAUSTED and blanks its state', async () => {
     const lease = await runningRun(kit);
-    await ds.query('UPDATE run SET requeue_count = 3 WHERE id = $1', [lease.runId]);
-    await expireLease(ds, lease.runId);
+    await suite.ds.query('UPDATE run SET requeue_count = 3 WHERE id = $1', [lease.runId]);
+    await expireLease(suite.ds, lease.runId);
     expect(byId(await kit.reaping.reapExpired(100, null), lease.runId)).toMatchObject({
       id: lease.runId,
       status: 'FAILED',
       terminationReason: 'RETRIES_EXHAUSTED',
     });
-    const row = await rowOf(ds, lease.runId);
+    const row = await rowOf(suite.ds, lease.runId);
     expect(row).toMatchObject({
       status: 'FAILED',
       requeue_count: 3,
@@ -106,18 +96,18 @@ describe('the reaper on a real database', () => {
 
   it('counts requeues up to the limit over repeated expiries', async () => {
     // why: a claim takes the oldest queued run; only this test's run may be queued.
-    await ds.query(`UPDATE run SET status = 'CANCELLED' WHERE status = 'QUEUED'`);
+    await suite.ds.query(`UPDATE run SET status = 'CANCELLED' WHERE status = 'QUEUED'`);
     const lease = await runningRun(kit);
     const outcomes: string[] = [];
     for (let i = 0; i < 4; i++) {
-      await expireLease(ds, lease.runId);
+      await expireLease(suite.ds, lease.runId);
       outcomes.push(byId(await kit.reaping.reapExpired(100, null), lease.runId)!.status);
       const [claim] = await kit.claims.claimQueued('worker:int:again', LEASE_SECONDS, 10);
       if (i < 3) expect(claim?.run.id).toBe(lease.runId);
       else expect(claim).toBeUndefined();
     }
     expect(outcomes).toEqual(['QUEUED', 'QUEUED', 'QUEUED', 'FAILED']);
-    expect(await rowOf(ds, lease.runId)).toMatchObject({
+    expect(await rowOf(suite.ds, lease.runId)).toMatchObject({
       termination_reason: 'RETRIES_EXHAUSTED',
       requeue_count: 3,
     });
@@ -132,8 +122,10 @@ describe('the reaper on a real database', () => {
         effect: 'transactional',
       }),
     ).toBe(true);
-    expect(await new TransactionRunner(ds).run(() => kit.repository.markEffectApplied(lease))).toBe(true);
-    await expireLease(ds, lease.runId);
+    expect(await new TransactionRunner(suite.ds).run(() => kit.repository.markEffectApplied(lease))).toBe(
+      true,
+    );
+    await expireLease(suite.ds, lease.runId);
     expect(byId(await kit.reaping.reapExpired(100, null), lease.runId)).toMatchObject({
       id: lease.runId,
       status: 'FAILED',
@@ -141,7 +133,7 @@ describe('the reaper on a real database', () => {
       cause: 'EFFECT_APPLIED',
       errorMessage: REAP_MESSAGES.EFFECT_APPLIED,
     });
-    const row = await rowOf(ds, lease.runId);
+    const row = await rowOf(suite.ds, lease.runId);
     expect(row).toMatchObject({
       status: 'FAILED',
       requeue_count: 0,
@@ -154,7 +146,7 @@ describe('the reaper on a real database', () => {
 
   it('requeues a run whose pending write never committed, clearing the effect and keeping its state', async () => {
     const lease = await runningRun(kit);
-    const before = await rowOf(ds, lease.runId);
+    const before = await rowOf(suite.ds, lease.runId);
     expect(
       await kit.repository.setPendingEffect(lease, {
         callId: 'call_2',
@@ -163,19 +155,19 @@ describe('the reaper on a real database', () => {
       }),
     ).toBe(true);
     // the write's transaction rolled back: its mark with it
-    await new TransactionRunner(ds)
+    await new TransactionRunner(suite.ds)
       .run(async () => {
         expect(await kit.repository.markEffectApplied(lease)).toBe(true);
         throw new Error('the process died inside the write');
       })
       .catch(() => undefined);
-    await expireLease(ds, lease.runId);
+    await expireLease(suite.ds, lease.runId);
     expect(byId(await kit.reaping.reapExpired(100, null), lease.runId)).toMatchObject({
       id: lease.runId,
       status: 'QUEUED',
       terminationReason: null,
     });
-    expect(await rowOf(ds, lease.runId)).toMatchObject({
+    expect(await rowOf(suite.ds, lease.runId)).toMatchObject({
       status: 'QUEUED',
       requeue_count: 1,
       pending_effect: null,
@@ -188,21 +180,23 @@ describe('the reaper on a real database', () => {
     const effect = { callId: 'call_5', toolName: 'pages_update', effect: 'transactional' };
     const committed = await runningRun(kit);
     expect(
-      await new TransactionRunner(ds).run(() => kit.repository.markEffectApplied(committed, effect)),
+      await new TransactionRunner(suite.ds).run(() => kit.repository.markEffectApplied(committed, effect)),
     ).toBe(true);
-    expect((await rowOf(ds, committed.runId)).pending_effect).toEqual({ ...effect, applied: true });
+    expect((await rowOf(suite.ds, committed.runId)).pending_effect).toEqual({ ...effect, applied: true });
     const rolledBack = await runningRun(kit);
-    await new TransactionRunner(ds)
+    await new TransactionRunner(suite.ds)
       .run(async () => {
         expect(await kit.repository.markEffectApplied(rolledBack, effect)).toBe(true);
         throw new Error('the process died inside the write');
       })
       .catch(() => undefined);
-    expect((await rowOf(ds, rolledBack.runId)).pending_effect).toBeNull();
+    expect((await rowOf(suite.ds, rolledBack.runId)).pending_effect).toBeNull();
     // neither announced nor handed over: nothing to mark, the write must not go on
     const bare = await runningRun(kit);
-    expect(await new TransactionRunner(ds).run(() => kit.repository.markEffectApplied(bare))).toBe(false);
-    await Promise.all([committed, rolledBack].map((l) => expireLease(ds, l.runId)));
+    expect(await new TransactionRunner(suite.ds).run(() => kit.repository.markEffectApplied(bare))).toBe(
+      false,
+    );
+    await Promise.all([committed, rolledBack].map((l) => expireLease(suite.ds, l.runId)));
     const reaped = await kit.reaping.reapExpired(100, null);
     expect(byId(reaped, committed.runId)).toMatchObject({ status: 'FAILED', cause: 'EFFECT_APPLIED' });
     expect(byId(reaped, rolledBack.runId)).toMatchObject({ status: 'QUEUED', terminationReason: null });
@@ -212,8 +206,10 @@ describe('the reaper on a real database', () => {
     const lease = await runningRun(kit);
     await kit.repository.setPendingEffect(lease, { callId: 'call_3', toolName: 'pages_update' });
     const stale = { ...lease, token: '00000000-0000-4000-8000-000000000000' };
-    expect(await new TransactionRunner(ds).run(() => kit.repository.markEffectApplied(stale))).toBe(false);
-    expect((await rowOf(ds, lease.runId)).pending_effect).toEqual({
+    expect(await new TransactionRunner(suite.ds).run(() => kit.repository.markEffectApplied(stale))).toBe(
+      false,
+    );
+    expect((await rowOf(suite.ds, lease.runId)).pending_effect).toEqual({
       callId: 'call_3',
       toolName: 'pages_update',
     });
@@ -224,7 +220,7 @@ describe('the reaper on a real database', () => {
     await kit.repository.appendStep(lease, step(1), LEASE_SECONDS);
     const effect = { callId: 'call_4', toolName: 'send_newsletter', effect: 'external' };
     expect(await kit.repository.setPendingEffect(lease, effect)).toBe(true);
-    await expireLease(ds, lease.runId);
+    await expireLease(suite.ds, lease.runId);
     const message = REAP_MESSAGES.EFFECT_EXTERNAL.replace('%s', 'send_newsletter');
     expect(byId(await kit.reaping.reapExpired(100, null), lease.runId)).toMatchObject({
       status: 'FAILED',
@@ -232,7 +228,7 @@ describe('the reaper on a real database', () => {
       cause: 'EFFECT_EXTERNAL',
       errorMessage: message,
     });
-    const row = await rowOf(ds, lease.runId);
+    const row = await rowOf(suite.ds, lease.runId);
     expect(row).toMatchObject({
       status: 'FAILED',
       termination_reason: 'NOT_RETRYABLE',
@@ -254,12 +250,12 @@ describe('the reaper on a real database', () => {
       toolName: 'send_newsletter',
       effect: 'external',
     });
-    await new TransactionRunner(ds).run(() => kit.repository.markEffectApplied(applied));
+    await new TransactionRunner(suite.ds).run(() => kit.repository.markEffectApplied(applied));
     const undeclared = await runningRun(kit);
     // what a version before the rule recorded: no declaration, so it is not guessed to be safe
     await kit.repository.setPendingEffect(undeclared, { callId: 'c', toolName: 'pages_update' });
-    await expireLease(ds, applied.runId);
-    await expireLease(ds, undeclared.runId);
+    await expireLease(suite.ds, applied.runId);
+    await expireLease(suite.ds, undeclared.runId);
     const reaped = await kit.reaping.reapExpired(100, null);
     expect(byId(reaped, applied.runId)).toMatchObject({ status: 'FAILED', cause: 'EFFECT_APPLIED' });
     expect(byId(reaped, undeclared.runId)).toMatchObject({
@@ -289,8 +285,8 @@ describe('the reaper on a real database', () => {
       toolName: 'pages_update',
       effect: 'transactional',
     });
-    await ds.query('UPDATE run SET requeue_count = 3 WHERE id = $1', [exhausted.runId]);
-    for (const lease of [none, unapplied, external, exhausted]) await expireLease(ds, lease.runId);
+    await suite.ds.query('UPDATE run SET requeue_count = 3 WHERE id = $1', [exhausted.runId]);
+    for (const lease of [none, unapplied, external, exhausted]) await expireLease(suite.ds, lease.runId);
     const reaped = await kit.reaping.reapExpired(100, null);
     const verdict = (lease: { runId: string }) => {
       const r = byId(reaped, lease.runId)!;
@@ -302,8 +298,8 @@ describe('the reaper on a real database', () => {
       ['FAILED', 'NOT_RETRYABLE', 'EFFECT_EXTERNAL'],
       ['FAILED', 'RETRIES_EXHAUSTED', 'RETRIES_EXHAUSTED'],
     ]);
-    expect((await rowOf(ds, unapplied.runId)).pending_effect).toBeNull();
-    expect((await rowOf(ds, exhausted.runId)).error_message).toBe(REAP_MESSAGES.RETRIES_EXHAUSTED);
+    expect((await rowOf(suite.ds, unapplied.runId)).pending_effect).toBeNull();
+    expect((await rowOf(suite.ds, exhausted.runId)).error_message).toBe(REAP_MESSAGES.RETRIES_EXHAUSTED);
   });
 
   it('ReaperService publishes TERMINAL and SETTLED for the runs it failed, and wakes the picker for requeues', async () => {
@@ -330,9 +326,9 @@ describe('the reaper on a real database', () => {
       toolName: 'pages_update',
       effect: 'transactional',
     });
-    await new TransactionRunner(ds).run(() => kit.repository.markEffectApplied(failed));
-    await expireLease(ds, requeued.runId);
-    await expireLease(ds, failed.runId);
+    await new TransactionRunner(suite.ds).run(() => kit.repository.markEffectApplied(failed));
+    await expireLease(suite.ds, requeued.runId);
+    await expireLease(suite.ds, failed.runId);
     const reaped = await reaper.reapOnce();
     expect(reaped.map((r) => r.id).sort()).toEqual([requeued.runId, failed.runId].sort());
     expect(wakes).toBe(1);

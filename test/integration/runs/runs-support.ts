@@ -15,7 +15,7 @@ import { RunReadsRepository } from '../../../src/modules/runs/persistence/run-re
 import { RunClaimsRepository } from '../../../src/modules/runs/persistence/run-claims.repository';
 import { RunSettlingRepository } from '../../../src/modules/runs/persistence/run-settling.repository';
 import { RunReapingRepository } from '../../../src/modules/runs/persistence/run-reaping.repository';
-import { createTestDatabase, openDataSource, TestDatabase } from '../../support/test-database';
+import { useTestDatabase } from '../../support/test-database';
 import { TEST_STATE_KEY } from '../../support/test-env';
 
 /** The runs persistence and vault wired by hand on one data source, with demo references. */
@@ -56,14 +56,10 @@ export async function runsKit(ds: DataSource): Promise<RunsKit> {
  * after the suite): read `.kit` inside the tests.
  */
 export function suiteKit(): { readonly kit: RunsKit } {
-  const holder: { kit: RunsKit; db?: TestDatabase } = {} as never;
+  const suite = useTestDatabase();
+  const holder: { kit: RunsKit } = {} as never;
   beforeAll(async () => {
-    holder.db = await createTestDatabase();
-    holder.kit = await runsKit(await openDataSource(holder.db));
-  });
-  afterAll(async () => {
-    await holder.kit?.ds.destroy();
-    await holder.db?.dispose();
+    holder.kit = await runsKit(suite.ds);
   });
   return holder;
 }

@@ -1,6 +1,4 @@
-import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { DecisionBookkeeping } from '../../../src/modules/approvals/application/decision-bookkeeping';
 import { RunSettlements, type RunSettled } from '../../../src/modules/runs/application/run-settlements';
 import type { RunSettler } from '../../../src/modules/runs/application/run-settler';
@@ -8,7 +6,7 @@ import type { Step } from '../../../src/agent';
 import { KeptSteps } from '../../../src/modules/runs/application/kept-steps';
 import { managerOf, TransactionRunner } from '../../../src/platform/database/transaction-runner';
 import { StatementLog } from '../../support/statement-log';
-import { createTestDatabase, openDataSource, TestDatabase } from '../../support/test-database';
+import { useTestDatabase } from '../../support/test-database';
 import {
   LEASE_SECONDS,
   rowOf,
@@ -26,27 +24,24 @@ import {
  * whose transaction did not commit.
  */
 describe('the run settler on a real database', () => {
-  let db: TestDatabase;
-  let ds: DataSource;
+  const suite = useTestDatabase({ quietLogs: true });
   let kit: RunsKit;
   let settler: RunSettler;
   const published: Array<{ topic: string; payload: unknown }> = [];
   const told: RunSettled[] = [];
 
   beforeAll(async () => {
-    Logger.overrideLogger(false);
-    db = await createTestDatabase();
-    ds = await openDataSource(db);
-    kit = await runsKit(ds);
+    kit = await runsKit(suite.ds);
     const settlements = new RunSettlements();
     new DecisionBookkeeping(settlements).onModuleInit();
     // a listener that writes (as the chat writes its answer message) through the ambient manager
     settlements.register({
       onRunSettled: async (e) => {
         told.push(e);
-        await managerOf(ds).query(`INSERT INTO worker_heartbeat (worker_id, name) VALUES ($1, 'listener')`, [
-          e.runId,
-        ]);
+        await managerOf(suite.ds).query(
+          `INSERT INTO worker_heartbeat (worker_id, name) VALUES ($1, 'listener')`,
+          [e.runId],
+        );
       },
     });
     settler = settlerFor(
@@ -58,10 +53,6 @@ describe('the run settler on a real database', () => {
       settlements,
     );
   });
-  afterAll(async () => {
-    await ds?.destroy();
-    await db?.dispose();
-  });
   beforeEach(() => {
     published.length = 0;
     told.length = 0;
@@ -70,20 +61,25 @@ describe('the run settler on a real database', () => {
   /** A decision on the run's current turn, as a claim records it, and the run marked decided. */
   async function decide(runId: string): Promise<string> {
     const id = randomUUID();
-    const [{ turn }] = await ds.query<[{ turn: number }]>('SELECT turn FROM run WHERE id = $1', [runId]);
-    const [alice] = await ds.query<Array<{ id: number }>>(`SELECT id FROM app_user WHERE username = 'alice'`);
-    await ds.query(
+    const [{ turn }] = await suite.ds.query<[{ turn: number }]>('SELECT turn FROM run WHERE id = $1', [
+      runId,
+    ]);
+    const [alice] = await suite.ds.query<Array<{ id: number }>>(
+      `SELECT id FROM app_user WHERE username = 'alice'`,
+    );
+    await suite.ds.query(
       `INSERT INTO decision (id, run_id, turn, kind, decided_by, turn_digest, path, fingerprint)
        VALUES ($1, $2, $3, 'APPROVE', $4, $5, 'INLINE', 'f')`,
       [id, runId, turn, alice!.id, 'a'.repeat(64)],
     );
-    await ds.query('UPDATE run SET had_decision = true WHERE id = $1', [runId]);
+    await suite.ds.query('UPDATE run SET had_decision = true WHERE id = $1', [runId]);
     return id;
   }
   const listenerWrote = async (runId: string) =>
-    (await ds.query<unknown[]>('SELECT 1 FROM worker_heartbeat WHERE worker_id = $1', [runId])).length === 1;
+    (await suite.ds.query<unknown[]>('SELECT 1 FROM worker_heartbeat WHERE worker_id = $1', [runId]))
+      .length === 1;
   const decisionRow = async (id: string) =>
-    (await ds.query<Array<Record<string, unknown>>>('SELECT * FROM decision WHERE id = $1', [id]))[0]!;
+    (await suite.ds.query<Array<Record<string, unknown>>>('SELECT * FROM decision WHERE id = $1', [id]))[0]!;
 
   it("records the decision's outcome with the settle, then tells listeners and subscribers", async () => {
     const lease = await runningRun(kit);
@@ -98,7 +94,7 @@ describe('the run settler on a real database', () => {
       expiresAt: null,
       approvalsRequired: 1,
     });
-    expect((await rowOf(ds, lease.runId)).status).toBe('FAILED');
+    expect((await rowOf(suite.ds, lease.runId)).status).toBe('FAILED');
     expect((await decisionRow(decisionId)).outcome).toBe('FAILED');
     expect(told).toEqual([{ runId: lease.runId, status: 'FAILED', errorMessage: 'boom', chatTurn: false }]);
     expect(await listenerWrote(lease.runId)).toBe(true);
@@ -113,7 +109,7 @@ describe('the run settler on a real database', () => {
     const decisionId = await decide(runId);
     const rollback = new Error('rolled back on purpose');
     await expect(
-      new TransactionRunner(ds).run(async (tx) => {
+      new TransactionRunner(suite.ds).run(async (tx) => {
         const row = await settler.settleIn(
           tx,
           { runId, from: ['WAITING_FOR_APPROVAL'] },
@@ -123,7 +119,7 @@ describe('the run settler on a real database', () => {
         throw rollback;
       }),
     ).rejects.toBe(rollback);
-    expect((await rowOf(ds, runId)).status).toBe('WAITING_FOR_APPROVAL');
+    expect((await rowOf(suite.ds, runId)).status).toBe('WAITING_FOR_APPROVAL');
     expect((await decisionRow(decisionId)).outcome).toBeNull();
     expect(published).toEqual([]);
     // the listener was told inside the transaction, and what it wrote rolled back with it
@@ -155,7 +151,7 @@ describe('the run settler on a real database', () => {
     expect(
       await settler.settle({ lease: stale }, { kind: 'FAILED', reason: 'NOT_RETRYABLE', message: 'x' }),
     ).toBeNull();
-    expect((await rowOf(ds, lease.runId)).status).toBe('RUNNING');
+    expect((await rowOf(suite.ds, lease.runId)).status).toBe('RUNNING');
     expect(published).toEqual([]);
     expect(told).toEqual([]);
   });
@@ -188,7 +184,7 @@ describe('the run settler on a real database', () => {
       );
       const lease = await runningRun(kit);
       const decisionId = await decide(lease.runId);
-      const transactions = new TransactionRunner(ds);
+      const transactions = new TransactionRunner(suite.ds);
       const kept = new KeptSteps(kit.repository, transactions, lease, LEASE_SECONDS, 0);
       kept.keep(step(1) as Step);
       kept.announceWhenStored(1, (sequence) =>
@@ -204,9 +200,9 @@ describe('the run settler on a real database', () => {
       expect(log.statements[0]!.text).toMatch(
         /^WITH settled AS \(UPDATE run[\s\S]*INSERT INTO run_step[\s\S]*UPDATE decision d/,
       );
-      expect((await rowOf(ds, lease.runId)).status).toBe('COMPLETED');
+      expect((await rowOf(suite.ds, lease.runId)).status).toBe('COMPLETED');
       expect((await decisionRow(decisionId)).outcome).toBe('COMPLETED');
-      const steps = await ds.query('SELECT sequence FROM run_step WHERE run_id = $1', [lease.runId]);
+      const steps = await suite.ds.query('SELECT sequence FROM run_step WHERE run_id = $1', [lease.runId]);
       expect(steps).toEqual([{ sequence: 1 }]);
       // the kept step is announced before the settle, as inside a transaction
       expect(published.map((p) => p.topic)).toEqual([
@@ -219,7 +215,7 @@ describe('the run settler on a real database', () => {
     it('a listener that listens (a chat turn, a webhook): the settle and what it writes share one transaction', async () => {
       const lease = await runningRun(kit);
       const decisionId = await decide(lease.runId);
-      const kept = new KeptSteps(kit.repository, new TransactionRunner(ds), lease, LEASE_SECONDS, 0);
+      const kept = new KeptSteps(kit.repository, new TransactionRunner(suite.ds), lease, LEASE_SECONDS, 0);
       const log = StatementLog.open();
       try {
         expect(await settler.settleSegment(lease, completed('done'), kept, false)).not.toBeNull();

@@ -1,6 +1,5 @@
 import { Logger } from '@nestjs/common';
 import { tmpdir } from 'node:os';
-import { DataSource } from 'typeorm';
 import { StateUnreadableError } from '../../../src/agent';
 import type { AppConfig } from '../../../src/config/app-config';
 import type { ConfigurationsService } from '../../../src/modules/configurations';
@@ -10,7 +9,7 @@ import type { Checkpoint } from '../../../src/modules/runs/core/checkpoint';
 import { RecordedDecisions } from '../../../src/modules/approvals';
 import { QueuedRunPicker } from '../../../src/modules/worker';
 import { QueuedRuns, UNREADABLE_CHECKPOINT_MESSAGE } from '../../../src/modules/runs';
-import { createTestDatabase, openDataSource, TestDatabase } from '../../support/test-database';
+import { useTestDatabase } from '../../support/test-database';
 import { pausedState, queuedRun, rowOf, RunsKit, runsKit, settlerFor } from './runs-support';
 
 /** Replaces one character of the ciphertext (the 4th part of `v1.iv.tag.body`) with another. */
@@ -24,24 +23,17 @@ function tamper(sealed: string): string {
 }
 
 describe('encrypted run state on a real database', () => {
-  let db: TestDatabase;
-  let ds: DataSource;
+  const suite = useTestDatabase();
   let kit: RunsKit;
   const checkpoint: Checkpoint = { v: 1, kind: 'state', state: pausedState() };
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    ds = await openDataSource(db);
-    kit = await runsKit(ds);
-  });
-  afterAll(async () => {
-    await ds?.destroy();
-    await db?.dispose();
+    kit = await runsKit(suite.ds);
   });
 
   it('round-trips a checkpoint through run.checkpoint, stored only as ciphertext', async () => {
     const id = await queuedRun(kit, checkpoint);
-    const stored = (await rowOf(ds, id)).checkpoint as string;
+    const stored = (await rowOf(suite.ds, id)).checkpoint as string;
     expect(stored).toMatch(/^v1\.[\w-]+\.[\w-]+\.[\w-]+$/);
     expect(stored).not.toContain('Improve the SEO title');
     const run = await kit.reads.findById(id);
@@ -50,8 +42,8 @@ describe('encrypted run state on a real database', () => {
 
   it('detects a tampered ciphertext as StateUnreadableError', async () => {
     const id = await queuedRun(kit, checkpoint);
-    const stored = (await rowOf(ds, id)).checkpoint as string;
-    await ds.query('UPDATE run SET checkpoint = $2 WHERE id = $1', [id, tamper(stored)]);
+    const stored = (await rowOf(suite.ds, id)).checkpoint as string;
+    await suite.ds.query('UPDATE run SET checkpoint = $2 WHERE id = $1', [id, tamper(stored)]);
     const run = await kit.reads.findById(id);
     expect(() => kit.vault.open(id, run!.checkpoint)).toThrow(StateUnreadableError);
     expect(() => kit.vault.open(id, run!.checkpoint)).toThrow(/failed authentication/);
@@ -60,7 +52,7 @@ describe('encrypted run state on a real database', () => {
   it('refuses a checkpoint copied onto another run, or opened with another key', async () => {
     const a = await queuedRun(kit, checkpoint);
     const b = await queuedRun(kit, checkpoint);
-    const sealedA = (await rowOf(ds, a)).checkpoint as string;
+    const sealedA = (await rowOf(suite.ds, a)).checkpoint as string;
     expect(() => kit.vault.open(b, sealedA)).toThrow(StateUnreadableError);
     const other = new StateVault({
       stateEncryptionKey: Buffer.alloc(32, 9).toString('base64'),
@@ -72,11 +64,11 @@ describe('encrypted run state on a real database', () => {
 
   it('a worker that claims a run with a tampered checkpoint fails it NOT_RETRYABLE and launches nothing', async () => {
     Logger.overrideLogger(false);
-    await ds.query(`UPDATE run SET status = 'CANCELLED' WHERE status = 'QUEUED'`);
+    await suite.ds.query(`UPDATE run SET status = 'CANCELLED' WHERE status = 'QUEUED'`);
     const id = await queuedRun(kit, { v: 1, kind: 'start', prompt: 'Go' });
-    await ds.query('UPDATE run SET checkpoint = $2 WHERE id = $1', [
+    await suite.ds.query('UPDATE run SET checkpoint = $2 WHERE id = $1', [
       id,
-      tamper((await rowOf(ds, id)).checkpoint as string),
+      tamper((await rowOf(suite.ds, id)).checkpoint as string),
     ]);
     const launched: string[] = [];
     const published: unknown[] = [];
@@ -103,7 +95,7 @@ describe('encrypted run state on a real database', () => {
     } as unknown as RecordedDecisions);
     await picker.pickOnce();
     expect(launched).toEqual([]);
-    expect(await rowOf(ds, id)).toMatchObject({
+    expect(await rowOf(suite.ds, id)).toMatchObject({
       status: 'FAILED',
       termination_reason: 'NOT_RETRYABLE',
       error_message: UNREADABLE_CHECKPOINT_MESSAGE,

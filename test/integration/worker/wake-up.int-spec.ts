@@ -1,32 +1,19 @@
 // How a worker hears of work: LISTEN on PostgreSQL (with reconnects), and the reconcile of an
 // API-only instance that takes overdue recorded decisions while no worker is live.
-import { Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { AppConfig } from '../../../src/config/app-config';
 import type { RecordedDecisions } from '../../../src/modules/approvals';
 import { WORK_CHANNEL, type QueuedRuns, type RunExecutor } from '../../../src/modules/runs';
 import { DecisionReconciler } from '../../../src/modules/worker/application/decision-reconciler';
 import { WorkListener } from '../../../src/modules/worker/application/work-listener';
 import { until } from '../../support/runs';
-import { createTestDatabase, itOnPostgres, openDataSource, TestDatabase } from '../../support/test-database';
+import { itOnPostgres, useTestDatabase } from '../../support/test-database';
 import { heartbeatOn, seedHeartbeat, TEST_WORKER_CONFIG } from './worker-support';
 
 describe('waking a worker', () => {
-  let db: TestDatabase;
-  let ds: DataSource;
-
-  beforeAll(async () => {
-    Logger.overrideLogger(false);
-    db = await createTestDatabase();
-    ds = await openDataSource(db);
-  });
-  afterAll(async () => {
-    await ds?.destroy();
-    await db?.dispose();
-  });
+  const suite = useTestDatabase({ quietLogs: true });
 
   const listenerConnections = async (): Promise<number> => {
-    const [row] = await ds.query<Array<{ n: number }>>(
+    const [row] = await suite.ds.query<Array<{ n: number }>>(
       `SELECT count(*)::int AS n FROM pg_stat_activity
         WHERE application_name = 'countersign-listener' AND datname = current_database()`,
     );
@@ -47,42 +34,42 @@ describe('waking a worker', () => {
     itOnPostgres(
       'wakes on each NOTIFY, reconnects after losing its connection, and stops cleanly',
       async () => {
-        const listener = new WorkListener({ databaseUrl: db.url } as AppConfig);
+        const listener = new WorkListener({ databaseUrl: suite.db.url } as AppConfig);
         let wakes = 0;
         listener.start(() => (wakes += 1));
         try {
           await until(() => listener.listening, 5000, 'LISTEN');
           expect(wakes).toBe(1); // the catch-up pass once listening
-          await ds.query(`SELECT pg_notify($1, '')`, [WORK_CHANNEL]);
+          await suite.ds.query(`SELECT pg_notify($1, '')`, [WORK_CHANNEL]);
           await until(() => wakes === 2, 5000, 'the first notification');
-          await ds.query(`SELECT pg_notify('some_other_channel', '')`);
-          await ds.query(`SELECT pg_notify($1, '')`, [WORK_CHANNEL]);
+          await suite.ds.query(`SELECT pg_notify('some_other_channel', '')`);
+          await suite.ds.query(`SELECT pg_notify($1, '')`, [WORK_CHANNEL]);
           await until(() => wakes === 3, 5000, 'the second notification');
           expect(await listenerConnections()).toBe(1);
 
           // The server drops the connection: the listener reconnects (with a backoff), catches up.
-          await ds.query(
+          await suite.ds.query(
             `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
             WHERE application_name = 'countersign-listener' AND datname = current_database()`,
           );
           await until(() => !listener.listening, 5000, 'the loss to be noticed');
           await until(() => listener.listening, 10_000, 'LISTEN again');
           expect(wakes).toBe(4);
-          await ds.query(`SELECT pg_notify($1, '')`, [WORK_CHANNEL]);
+          await suite.ds.query(`SELECT pg_notify($1, '')`, [WORK_CHANNEL]);
           await until(() => wakes === 5, 5000, 'a notification after the reconnect');
         } finally {
           await listener.stop();
         }
         expect(listener.listening).toBe(false);
         await until(async () => (await listenerConnections()) === 0, 5000, 'the connection to close');
-        await ds.query(`SELECT pg_notify($1, '')`, [WORK_CHANNEL]);
+        await suite.ds.query(`SELECT pg_notify($1, '')`, [WORK_CHANNEL]);
         await new Promise((r) => setTimeout(r, 200));
         expect(wakes).toBe(5);
       },
     );
 
     itOnPostgres('keeps retrying while the database refuses, without throwing', async () => {
-      const url = new URL(db.url!);
+      const url = new URL(suite.db.url!);
       url.pathname = '/cs_no_such_database';
       const listener = new WorkListener({ databaseUrl: url.toString() } as AppConfig);
       const failures = (): number => (listener as unknown as { failures: number }).failures;
@@ -110,7 +97,7 @@ describe('waking a worker', () => {
       const reconciler = new DecisionReconciler(
         decisions as unknown as RecordedDecisions,
         executor as unknown as RunExecutor,
-        heartbeatOn(ds, config),
+        heartbeatOn(suite.ds, config),
         config,
         { claim: () => Promise.resolve([]) } as unknown as QueuedRuns,
       );
@@ -118,7 +105,7 @@ describe('waking a worker', () => {
     }
 
     beforeEach(async () => {
-      await ds.query('DELETE FROM worker_heartbeat');
+      await suite.ds.query('DELETE FROM worker_heartbeat');
     });
 
     it('takes overdue recorded decisions for its free slots only while no worker is live', async () => {
@@ -126,11 +113,11 @@ describe('waking a worker', () => {
       await reconciler.reconcileOnce();
       expect(calls).toEqual([['api:test:7', 3, 30]]);
 
-      await seedHeartbeat(ds, 45); // a dead worker's row does not count
+      await seedHeartbeat(suite.ds, 45); // a dead worker's row does not count
       await reconciler.reconcileOnce();
       expect(calls).toHaveLength(2);
 
-      await seedHeartbeat(ds, 2);
+      await seedHeartbeat(suite.ds, 2);
       await reconciler.reconcileOnce();
       expect(calls).toHaveLength(2);
     });
