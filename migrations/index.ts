@@ -1,5 +1,6 @@
 // The ordered list of migrations. `npm run migration:generate -- <Name>` appends to it.
 import { IndexThePickups1796288295193 } from './1796288295193-index-the-pickups';
+import { IndexUnfinishedRunsOnly1796300000000 } from './1796300000000-index-unfinished-runs-only';
 import { SendWebhooksFromAnOutbox1796170000000 } from './1796170000000-send-webhooks-from-an-outbox';
 import { ExpireAndCountApprovals1796160000000 } from './1796160000000-expire-and-count-approvals';
 import { SignInThroughIdentityProvider1796150000000 } from './1796150000000-sign-in-through-identity-provider';
@@ -36,4 +37,5 @@ export const MIGRATIONS: Function[] = [
   CapTokensPerConfiguration1796180000000,
   MarkChatTurns1796190000000,
   IndexThePickups1796288295193,
+  IndexUnfinishedRunsOnly1796300000000,
 ];

@@ -108,6 +108,7 @@ export async function releaseRig(rig: Rig): Promise<void> {
   await rig.commits.close();
   await rig.observer.end();
   await rig.app.close();
+  rig.queries.endScopes();
 }
 
 /** One decision as P1 saw it. */

@@ -18,11 +18,7 @@ import { describeEnvironment, type BenchOptions } from '../support/env';
 import { upsertScriptedConfiguration } from '../support/fixtures';
 import { rawClient, serverClock } from '../support/pg';
 import { QueryCounter } from '../support/query-counter';
-import {
-  scopeContinuations,
-  statementBoundCheck,
-  STATEMENTS_PER_DECISION_BOUNDS,
-} from '../support/statement-scopes';
+import { statementBoundCheck, STATEMENTS_PER_DECISION_BOUNDS } from '../support/statement-scopes';
 import { checkAll, type Check } from '../support/report';
 import { startRun, waitForRest } from '../support/runs';
 import { sleep } from '../support/stats';
@@ -106,8 +102,9 @@ async function prepareRig(db: BenchDatabase, plan: Plan, redisUrl: string | null
   if (rest.status !== 'WAITING_FOR_APPROVAL') throw new Error(`the template run ended ${rest.status}`);
   const loop = await ClaimLoop.open(db.url, CONCURRENCY);
   const peer = plan.peerMs > 0 ? await GraphilePeer.open(db.url, CONCURRENCY) : null;
+  // why: no scopes here (every statement of a window is the worker's): a scope's storage would
+  // add its hook to every promise of the continuations measured (QueryCounter.endScopes).
   const queries = QueryCounter.install();
-  scopeContinuations(app.app, queries);
   return {
     db,
     app,

@@ -93,18 +93,15 @@ function cpuFigures(
   return out;
 }
 
-/** Statements per durable continuation by scope and shape, over every window. */
+/** Statements per durable continuation by shape, over every window. */
 export function statementShapes(ours: readonly Window[]) {
   const claimed = Math.max(
     1,
     ours.reduce((n, w) => n + w.claimed, 0),
   );
-  const out: Record<string, Record<string, number>> = {};
+  const byShape: Record<string, number> = {};
   for (const w of ours) {
-    for (const [scope, count] of Object.entries(w.statements.scopes)) {
-      const shapes = (out[scope] ??= {});
-      for (const q of count.byShape) shapes[q.shape] = (shapes[q.shape] ?? 0) + q.count / claimed;
-    }
+    for (const q of w.statements.byShape) byShape[q.shape] = (byShape[q.shape] ?? 0) + q.count / claimed;
   }
-  return { bounds: STATEMENTS_PER_DECISION_BOUNDS, claimed, byScope: out };
+  return { bounds: STATEMENTS_PER_DECISION_BOUNDS, claimed, byShape };
 }

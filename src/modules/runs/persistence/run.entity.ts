@@ -14,6 +14,7 @@ import { ConfigurationEntity } from '../../configurations/persistence/configurat
 /** Partial-index predicates; queries repeat them literally so that the planner can use them. */
 const WAITING_PREDICATE = "status IN ('WAITING_FOR_APPROVAL', 'WAITING_FOR_INPUT')";
 const FINISHED_PREDICATE = "status IN ('COMPLETED', 'FAILED', 'CANCELLED')";
+const UNFINISHED_PREDICATE = "status NOT IN ('COMPLETED', 'FAILED', 'CANCELLED')";
 
 /**
  * One agent run. Transitions are conditional UPDATEs in RunsRepository, never saves of this
@@ -22,7 +23,9 @@ const FINISHED_PREDICATE = "status IN ('COMPLETED', 'FAILED', 'CANCELLED')";
  * it runs); it is blanked on every terminal transition.
  */
 @Entity({ name: 'run' })
-@Index('run_status_idx', ['status'])
+// The runs by status, unfinished only: the reaper and the worker's gauges (finished runs are the
+// history, nearly all of the table, and a settle then writes no entry here).
+@Index('run_unfinished_idx', ['status'], { where: UNFINISHED_PREDICATE })
 // The lists' indexes, each in its list's sort order (docs/pagination.md).
 @Index('run_owner_created_idx', ['ownerId', 'createdAt', 'id'])
 @Index('run_created_idx', ['createdAt', 'id'])
@@ -36,12 +39,10 @@ const FINISHED_PREDICATE = "status IN ('COMPLETED', 'FAILED', 'CANCELLED')";
   where: "status = 'WAITING_FOR_APPROVAL' AND expires_at IS NOT NULL",
 })
 // The pickups' orders: recorded decisions oldest first, queued runs oldest first. why: with
-// only run_status_idx a pickup read every run of the status and sorted them, per pass.
+// only an index on the status a pickup read every run of the status and sorted them, per pass.
 @Index('run_recorded_idx', ['recordedAt', 'id'], { where: "status = 'DECISION_RECORDED'" })
 @Index('run_queued_idx', ['createdAt', 'id'], { where: "status = 'QUEUED'" })
-@Index('run_owner_unfinished_idx', ['ownerId'], {
-  where: "status NOT IN ('COMPLETED', 'FAILED', 'CANCELLED')",
-})
+@Index('run_owner_unfinished_idx', ['ownerId'], { where: UNFINISHED_PREDICATE })
 export class RunEntity {
   @PrimaryColumn({ type: 'uuid' })
   id: string;

@@ -46,7 +46,7 @@ export class WorkBacklogRepository {
 
   /**
    * Runs not yet finished, by status, and how long the longest-waiting one (approval or input)
-   * has waited: one pass over the unfinished runs only (`run_status_idx`), however many
+   * has waited: one pass over the unfinished runs only (`run_unfinished_idx`), however many
    * finished runs the table holds.
    */
   async unfinishedRuns(): Promise<{ byStatus: Record<string, number>; oldestWaitingSeconds: number | null }> {
