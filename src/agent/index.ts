@@ -47,9 +47,17 @@ export {
   createProvider,
   providerConfigProblems,
   ProviderConfigError,
-  PROVIDER_NAMES,
   type ProviderConfig,
 } from './providers/factory';
+export {
+  isProviderName,
+  OPENAI_OPTIONS_SCHEMA,
+  type OptionsProblem,
+  PROVIDER_NAMES,
+  providerOptionProblems,
+  type ProviderName,
+  SCRIPTED_OPTIONS_SCHEMA,
+} from './providers/provider-options';
 export {
   ScriptedProvider,
   recordScriptedRequests,

@@ -1,3 +1,4 @@
+import { startRun, waitForRest } from '../support/runs';
 import { errorCode } from '../support/test-app';
 import { useTestApp } from '../support/suite';
 import type { Configuration, Skill } from '../support/generated/schema';
@@ -187,6 +188,31 @@ describe('configurations, skills and Tasks over GraphQL', () => {
     ]);
     expect(res.errors![0]!.message).toContain('/rounds/1/chunks');
     expect(await counts()).toEqual(before);
+  });
+
+  it('saves a scripted round that fails its call (`error`), and a run of it fails PROVIDER_FAILED', async () => {
+    const saved = await upsert({
+      identifier: 'e2e-failing-script',
+      name: 'Failing',
+      provider: 'scripted',
+      model: 'm',
+      providerOptions: { rounds: [{ text: 'Half an answer', error: 'upstream went away' }] },
+    });
+    expect(saved.errors).toBeUndefined();
+    const run = await startRun(t, 'alice', {
+      configurationId: saved.data!.upsertConfiguration.id,
+      prompt: 'Go',
+    });
+    expect(await waitForRest(t, run.id)).toBe('FAILED');
+    const rows: Array<Record<string, unknown>> = await t.dataSource.query(
+      'SELECT status, termination_reason, error_message FROM run WHERE id = $1',
+      [run.id],
+    );
+    expect(rows[0]).toEqual({
+      status: 'FAILED',
+      termination_reason: 'PROVIDER_FAILED',
+      error_message: expect.stringContaining('upstream went away'),
+    });
   });
 
   it('refuses unknown providers, skills and groups by name, and writes nothing', async () => {

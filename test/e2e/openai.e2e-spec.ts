@@ -126,21 +126,29 @@ describe('the openai provider end to end against a local chat-completions server
   });
   let configurationId: string;
 
-  beforeAll(async () => {
+  /** Saves an openai configuration against the local server through the API; its id. */
+  async function saveConfiguration(
+    identifier: string,
+    options: Record<string, unknown> = {},
+  ): Promise<string> {
     const res = await t.gql<{ upsertConfiguration: { id: string } }>(
       `mutation($input: ConfigurationInput!) { upsertConfiguration(input: $input) { id } }`,
       {
         input: {
-          identifier: 'openai-local',
-          name: 'OpenAI-compatible (local test server)',
+          identifier,
+          name: `OpenAI-compatible (local test server, ${identifier})`,
           provider: 'openai',
           model: 'test-model',
-          providerOptions: { baseUrl: llm.baseUrl, apiKeyEnv: 'CS_PROVIDER_KEY_TEST' },
+          providerOptions: { baseUrl: llm.baseUrl, apiKeyEnv: 'CS_PROVIDER_KEY_TEST', ...options },
         },
       },
     );
     if (!res.data) throw new Error(JSON.stringify(res.errors));
-    configurationId = res.data.upsertConfiguration.id;
+    return res.data.upsertConfiguration.id;
+  }
+
+  beforeAll(async () => {
+    configurationId = await saveConfiguration('openai-local');
   });
 
   beforeEach(() => {
@@ -265,5 +273,17 @@ describe('the openai provider end to end against a local chat-completions server
       run.id,
     ]);
     expect(JSON.stringify(stored)).not.toContain(KEY);
+  });
+
+  it('runs a configuration saved with a silence timeout of a quarter hour: a run checks what the upsert accepted', async () => {
+    // why: the upsert and the provider a run builds check one schema; they once had their own,
+    // and a timeout the upsert took (up to an hour) failed every run of it (at most ten minutes).
+    const patient = await saveConfiguration('openai-patient', { timeoutMs: 900_000 });
+    llm.next.push(answerRound);
+    const run = await startRun(t, 'alice', { configurationId: patient, prompt: 'Say hi' });
+    expect(await waitForRest(t, run.id)).toBe('COMPLETED');
+    expect(llm.seen).toHaveLength(1);
+    const [row] = await t.dataSource.query('SELECT answer, error_message FROM run WHERE id = $1', [run.id]);
+    expect(row).toEqual({ answer: 'The About page reads well.', error_message: null });
   });
 });

@@ -1,7 +1,8 @@
-import { OpenAiProvider, openAiOptionProblems, type SecretResolver } from './openai';
+import { OpenAiProvider, type SecretResolver } from './openai';
 import type { Provider } from './provider';
 import type { ProviderAccess } from './provider-access';
-import { ScriptedProvider, type ScriptedOptions, scriptedOptionProblems } from './scripted';
+import { isProviderName, PROVIDER_NAMES, providerOptionProblems } from './provider-options';
+import { ScriptedProvider, type ScriptedOptions } from './scripted';
 
 /** The provider part of a configuration. */
 export interface ProviderConfig {
@@ -14,9 +15,6 @@ export interface ProviderConfig {
   /** Which key variables and base URLs the provider may use (checked at every call). */
   readonly access: ProviderAccess;
 }
-
-/** The provider names the factory knows. */
-export const PROVIDER_NAMES = ['scripted', 'openai'] as const;
 
 /** A configuration whose provider part cannot be used. */
 export class ProviderConfigError extends Error {
@@ -33,14 +31,12 @@ export class ProviderConfigError extends Error {
  * configurations module can refuse an upsert with them (BAD_USER_INPUT).
  */
 export function providerConfigProblems(provider: string, providerOptions: unknown): string[] {
-  switch (provider) {
-    case 'scripted':
-      return scriptedOptionProblems(providerOptions ?? { rounds: [] });
-    case 'openai':
-      return openAiOptionProblems(providerOptions);
-    default:
-      return [`unknown provider "${provider}" (known: ${PROVIDER_NAMES.join(', ')})`];
+  if (!isProviderName(provider)) {
+    return [`unknown provider "${provider}" (known: ${PROVIDER_NAMES.join(', ')})`];
   }
+  // why: a scripted configuration without options plays an empty script.
+  const options = providerOptions ?? (provider === 'scripted' ? { rounds: [] } : {});
+  return providerOptionProblems(provider, options).map((p) => `${p.path} ${p.message}`);
 }
 
 /** Builds the provider a configuration names; throws `ProviderConfigError` when unusable. */

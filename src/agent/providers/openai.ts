@@ -5,7 +5,6 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
-import { compileStatic, runValidator } from '../runtime/json-schema';
 import type {
   ProviderRequest,
   ProviderResponse,
@@ -43,24 +42,6 @@ export type SecretResolver = (envName: string) => string | undefined;
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const PLACEHOLDER_KEY = 'not-needed';
-
-const validateOptions = compileStatic({
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    baseUrl: { type: 'string', pattern: '^https?://' },
-    apiKeyEnv: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
-    temperature: { type: 'number', minimum: 0, maximum: 2 },
-    maxTokens: { type: 'integer', minimum: 1 },
-    timeoutMs: { type: 'integer', minimum: 1, maximum: 600000 },
-  },
-});
-
-/** Problems with OpenAI `providerOptions` (empty when valid). */
-export function openAiOptionProblems(options: unknown): string[] {
-  const check = runValidator(validateOptions, options ?? {});
-  return check.ok ? [] : check.problems.map((p) => `${p.path || '/'} ${p.message}`);
-}
 
 /**
  * Any OpenAI-compatible chat completions endpoint (OpenAI, Ollama, vLLM, LM Studio, LiteLLM)

@@ -1,4 +1,3 @@
-import { compileStatic, runValidator } from '../runtime/json-schema';
 import type { ProviderRequest, ProviderResponse, TokenUsage, ToolCall } from '../runtime/types';
 import {
   abortableDelay,
@@ -31,48 +30,6 @@ export interface ScriptedOptions {
 
 /** The answer past the last scripted round. */
 export const SCRIPT_ENDED = '(script ended)';
-
-const ROUND_SCHEMA = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    text: { type: 'string' },
-    toolCalls: {
-      type: 'array',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['name'],
-        properties: { name: { type: 'string', minLength: 1 }, arguments: { type: 'object' } },
-      },
-    },
-    delayMs: { type: 'number', minimum: 0, maximum: 3_600_000 },
-    chunks: { type: 'integer', minimum: 1, maximum: 10000 },
-    chunkDelayMs: { type: 'number', minimum: 0, maximum: 3_600_000 },
-    error: { type: 'string' },
-    usage: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['inputTokens', 'outputTokens'],
-      properties: {
-        inputTokens: { type: 'integer', minimum: 0 },
-        outputTokens: { type: 'integer', minimum: 0 },
-      },
-    },
-  },
-};
-
-const validateOptions = compileStatic({
-  type: 'object',
-  required: ['rounds'],
-  properties: { rounds: { type: 'array', items: ROUND_SCHEMA } },
-});
-
-/** Problems with scripted `providerOptions` (empty when valid), as `path message` lines. */
-export function scriptedOptionProblems(options: unknown): string[] {
-  const check = runValidator(validateOptions, options);
-  return check.ok ? [] : check.problems.map((p) => `${p.path || '/'} ${p.message}`);
-}
 
 /** Sees every request scripted providers of this process are sent (a test aid). */
 export type ScriptedRequestListener = (request: ProviderRequest) => void;

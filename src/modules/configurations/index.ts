@@ -13,15 +13,10 @@ export {
 } from './core/max-iterations.policy';
 export {
   assertJsonSize,
-  isProvider,
   jsonByteLength,
   MAX_JSON_INPUT_BYTES,
-  PROVIDERS,
-  SCRIPTED_OPTIONS_SCHEMA,
-  OPENAI_OPTIONS_SCHEMA,
   validateProviderOptions,
 } from './core/provider-options.policy';
-export type { OptionsProblem, ProviderName } from './core/provider-options.policy';
 export { chooseTask } from './core/task-choice.policy';
 export type { TaskMapping } from './core/task-choice.policy';
 export {

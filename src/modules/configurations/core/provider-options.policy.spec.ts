@@ -1,11 +1,7 @@
 import { DEMO_CONFIGURATIONS } from '../../../demo/demo-data';
+import type { OptionsProblem } from '../../../agent';
 import { Refusal } from '../../../common/refusal';
-import {
-  assertJsonSize,
-  MAX_JSON_INPUT_BYTES,
-  OptionsProblem,
-  validateProviderOptions,
-} from './provider-options.policy';
+import { assertJsonSize, MAX_JSON_INPUT_BYTES, validateProviderOptions } from './provider-options.policy';
 
 function refusalOf(fn: () => unknown): Refusal {
   try {
