@@ -114,6 +114,21 @@ describe('hostile input', () => {
       ],
       ['a float literal for an ID', 'alice', 'mutation { cancelRun(runId: 1.5) { id } }'],
       [
+        'a run id of 36 characters that is no UUID',
+        'carol',
+        `mutation { approveRun(input: { runId: "${'-'.repeat(36)}", turnDigest: "d" }) { path } }`,
+      ],
+      [
+        'a numeric id past the largest serial',
+        'alice',
+        'mutation { startRun(input: { configurationId: "2147483648", prompt: "p" }) { id } }',
+      ],
+      [
+        'a numeric id with a leading zero',
+        'admin',
+        '{ runs(first: 1, filter: { ownerId: "007" }) { totalCount } }',
+      ],
+      [
         'a missing required field',
         'admin',
         'mutation { upsertSkill(input: { identifier: "missing-skill", name: "n" }) { id } }',

@@ -1,5 +1,6 @@
 import { Field, ID, InputType, Int, ObjectType, registerEnumType } from '@nestjs/graphql';
 import { IsIn, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { UUID_PATTERN } from '../../../common/ids';
 import { UserModel } from '../../auth';
 import { ErrorCodeEnum } from '../../../platform/graphql/error-code.enum';
 import { GraphQLJSON } from '../../../platform/graphql/scalars';
@@ -92,11 +93,9 @@ export class InboxItemModel {
   decidableHere: boolean;
 }
 
-const RUN_ID = /^[0-9a-fA-F-]{36}$/;
-
 @InputType('ApproveRunInput')
 export class ApproveRunInput {
-  @Field(() => ID) @Matches(RUN_ID, { message: 'runId is not a valid UUID' }) runId: string;
+  @Field(() => ID) @Matches(UUID_PATTERN, { message: 'runId is not a valid UUID' }) runId: string;
   @Field() @IsString() @MinLength(1) @MaxLength(128) turnDigest: string;
   @Field(() => String, { nullable: true })
   @IsOptional()

@@ -1,4 +1,5 @@
 import { DEFAULT_LOCALE, LOCALE_MAX, LOCALE_PATTERN, USERNAME_PATTERN } from './identity';
+import { bearerCredential } from './token';
 
 /** The claims of a verified ID or access token this server reads. */
 export type Claims = Readonly<Record<string, unknown>>;
@@ -8,8 +9,7 @@ const JWT_PATTERN = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
 /** The JWT in an `Authorization` value (`Bearer eyJ...`), or null when it is not one. */
 export function parseBearerJwt(authorization: string | null | undefined): string | null {
-  if (typeof authorization !== 'string') return null;
-  const token = /^\s*Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
+  const token = bearerCredential(authorization);
   // why: 16 KiB is far above any real token and keeps a huge header from reaching the parser.
   return token && token.length <= 16_384 && JWT_PATTERN.test(token) ? token : null;
 }

@@ -13,14 +13,18 @@ export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
+/** The credential of an `Authorization` value (`Bearer <credential>`, case-insensitive scheme). */
+export function bearerCredential(authorization: string | null | undefined): string | null {
+  if (typeof authorization !== 'string') return null;
+  return /^\s*Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] ?? null;
+}
+
 /**
- * Extracts the token from an `Authorization` value (`Bearer cs_...`, case-insensitive
- * scheme). Null when absent or not of the token's shape.
+ * Extracts the token from an `Authorization` value (`Bearer cs_...`). Null when absent or not of
+ * the token's shape.
  */
 export function parseBearer(authorization: string | null | undefined): string | null {
-  if (typeof authorization !== 'string') return null;
-  const match = /^\s*Bearer\s+(\S+)\s*$/i.exec(authorization);
-  const token = match?.[1];
+  const token = bearerCredential(authorization);
   return token && TOKEN_PATTERN.test(token) ? token : null;
 }
 

@@ -12,6 +12,7 @@ import {
   MinLength,
   ValidateNested,
 } from 'class-validator';
+import { SERIAL_ID_PATTERN, UUID_PATTERN } from '../../../common/ids';
 import { GraphQLJSON } from '../../../platform/graphql/scalars';
 import { DenialReasonEnum } from '../../approvals';
 import { PendingTurnModel, TextDeltaModel } from '../../runs';
@@ -119,15 +120,12 @@ export class ConversationEventModel {
   delta: TextDeltaModel | null;
 }
 
-const SERIAL_ID = /^[1-9][0-9]{0,9}$/;
-const UUID = /^[0-9a-fA-F-]{36}$/;
-
 /** A page and a language (kept only with the page), as a start and a turn name them. */
 @InputType({ isAbstract: true })
 abstract class PageLanguageInput {
   @Field(() => ID, { nullable: true })
   @IsOptional()
-  @Matches(SERIAL_ID, { message: 'pageId is not a valid id' })
+  @Matches(SERIAL_ID_PATTERN, { message: 'pageId is not a valid id' })
   pageId?: string | null;
   @Field(() => Int, { nullable: true })
   @IsOptional()
@@ -153,7 +151,9 @@ export class CreateConversationInput extends PageLanguageInput {
 
 @InputType('SetConversationSkillInput')
 export class SetConversationSkillInput {
-  @Field(() => ID) @Matches(UUID, { message: 'conversationId is not a valid UUID' }) conversationId: string;
+  @Field(() => ID)
+  @Matches(UUID_PATTERN, { message: 'conversationId is not a valid UUID' })
+  conversationId: string;
   @Field(() => String, { nullable: true, description: 'null or "" removes the skill.' })
   @IsOptional()
   @IsString()
@@ -168,7 +168,9 @@ export class ViewContextInput extends PageLanguageInput {
 
 @InputType('SendMessageInput')
 export class SendMessageInput {
-  @Field(() => ID) @Matches(UUID, { message: 'conversationId is not a valid UUID' }) conversationId: string;
+  @Field(() => ID)
+  @Matches(UUID_PATTERN, { message: 'conversationId is not a valid UUID' })
+  conversationId: string;
   @Field() @IsString() @MinLength(1) @MaxLength(20_000) text: string;
   @Field(() => ViewContextInput, { nullable: true })
   @IsOptional()
@@ -179,7 +181,9 @@ export class SendMessageInput {
 
 @InputType('DecideConversationInput')
 export class DecideConversationInput {
-  @Field(() => ID) @Matches(UUID, { message: 'conversationId is not a valid UUID' }) conversationId: string;
+  @Field(() => ID)
+  @Matches(UUID_PATTERN, { message: 'conversationId is not a valid UUID' })
+  conversationId: string;
   @Field() @IsString() @MinLength(1) @MaxLength(128) turnDigest: string;
   @Field() approve: boolean;
   @Field(() => DenialReasonEnum, { nullable: true })
@@ -190,7 +194,9 @@ export class DecideConversationInput {
 
 @InputType('SubmitConversationInputInput')
 export class SubmitConversationInputInput {
-  @Field(() => ID) @Matches(UUID, { message: 'conversationId is not a valid UUID' }) conversationId: string;
+  @Field(() => ID)
+  @Matches(UUID_PATTERN, { message: 'conversationId is not a valid UUID' })
+  conversationId: string;
   @Field() @IsString() @MinLength(1) @MaxLength(128) turnDigest: string;
   @Field(() => GraphQLJSON) values: unknown;
 }

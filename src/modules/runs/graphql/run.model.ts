@@ -1,6 +1,7 @@
 import { Field, ID, InputType, Int, ObjectType, registerEnumType } from '@nestjs/graphql';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { SERIAL_ID_PATTERN } from '../../../common/ids';
 import { ErrorCodeEnum } from '../../../platform/graphql/error-code.enum';
 import { GraphQLJSON } from '../../../platform/graphql/scalars';
 import { EdgeType, PageInfoModel } from '../../../platform/graphql/connection.model';
@@ -187,14 +188,20 @@ export class RunConnectionModel {
 @InputType('RunFilter')
 export class RunFilterInput {
   @Field(() => [RunStatusEnum], { nullable: true }) status?: RunStatusEnum[] | null;
-  @Field(() => ID, { nullable: true }) @IsOptional() @Matches(/^\d{1,10}$/) ownerId?: string | null;
-  @Field(() => ID, { nullable: true }) @IsOptional() @Matches(/^\d{1,10}$/) configurationId?: string | null;
+  @Field(() => ID, { nullable: true })
+  @IsOptional()
+  @Matches(SERIAL_ID_PATTERN, { message: 'ownerId is not a valid id' })
+  ownerId?: string | null;
+  @Field(() => ID, { nullable: true })
+  @IsOptional()
+  @Matches(SERIAL_ID_PATTERN, { message: 'configurationId is not a valid id' })
+  configurationId?: string | null;
 }
 
 @InputType('StartRunInput')
 export class StartRunInput {
   @Field(() => ID)
-  @Matches(/^\d{1,10}$/, { message: 'configurationId is not a valid id' })
+  @Matches(SERIAL_ID_PATTERN, { message: 'configurationId is not a valid id' })
   configurationId: string;
   @Field() @IsString() @MinLength(1) @MaxLength(20_000) prompt: string;
   @Field(() => ID, {
@@ -202,7 +209,7 @@ export class StartRunInput {
     description: 'The record the run is about, e.g. a page; tools default to it.',
   })
   @IsOptional()
-  @Matches(/^\d{1,10}$/, { message: 'subjectPageId is not a valid id' })
+  @Matches(SERIAL_ID_PATTERN, { message: 'subjectPageId is not a valid id' })
   subjectPageId?: string | null;
   @Field(() => Int, { nullable: true }) @IsOptional() @IsInt() @Min(0) @Max(1_000_000) subjectLanguageId?:
     number | null;
