@@ -3,7 +3,7 @@ import { ERROR_CODES, ErrorCode } from '../../common/error-codes';
 
 /**
  * The contract's `ErrorCode` enum as a GraphQL type, built from the one registry in
- * `shared/error-codes.ts` (so the schema and `extensions.code` can never drift apart).
+ * `src/common/error-codes.ts` (so the schema and `extensions.code` can never drift apart).
  * Fields that carry a code (`HandBack.code`) use `@Field(() => ErrorCodeEnum)`.
  */
 export const ErrorCodeEnum = Object.freeze(

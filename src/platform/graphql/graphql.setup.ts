@@ -6,9 +6,9 @@ import { GraphQLError, NoSchemaIntrospectionCustomRule, ValidationRule } from 'g
 import type { Request } from 'express';
 import type { IncomingMessage } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { AppConfig } from '../../config/app-config';
+import { projectRoot } from '../project-root';
 import { AuthFailureLimiter } from '../auth/auth-failures';
 import { Authenticator } from '../auth/authenticator';
 import { AuthUser } from '../auth/auth-user';
@@ -23,13 +23,6 @@ import type { OperationPrefetch } from './operation-prefetch';
 import { queryCostLimit } from './query-cost';
 import { formatGraphQLError } from './format-error';
 import type { FormatOne, OperationLimits } from './ws-operations';
-
-/** The project root (where package.json is), from src/ under ts-jest or dist/src/ when built. */
-function projectRoot(): string {
-  let dir = __dirname;
-  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
-  return dir;
-}
 
 export const SCHEMA_FILE = join(projectRoot(), 'schema.gql');
 

@@ -1,17 +1,11 @@
 import type { INestApplication } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { existsSync, statSync } from 'node:fs';
-import { dirname, join, normalize, sep } from 'node:path';
+import { join, normalize, sep } from 'node:path';
+import { projectRoot } from '../project-root';
 
 /** Where the reference web client (web/, built by `npm run build`) is served. */
 export const WEB_CLIENT_PATH = '/app';
-
-/** The project root (where package.json is), from src/ under ts-jest or dist/src/ when built. */
-function projectRoot(): string {
-  let dir = __dirname;
-  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
-  return dir;
-}
 
 /** The folder Vite builds the client into (web/vite.config.mjs). */
 export function webClientDir(): string {
