@@ -29,7 +29,6 @@ describe('PagesService on a real database', () => {
 
       expect(result.created).toBe(true);
       expect(result.changes).toEqual([{ field: 'seoTitle', from: 'Demo: home', to: 'A sharper SEO title' }]);
-      expect(result.preview).toEqual(['seoTitle: "Demo: home" → "A sharper SEO title"']);
       expect(result.text).toEqual({
         title: 'Home',
         body: 'Welcome to the Demo site.',
@@ -77,7 +76,6 @@ describe('PagesService on a real database', () => {
         seoTitle: 'Über uns',
       });
       expect(result.changes).toEqual([]);
-      expect(result.preview).toEqual([]);
       expect(result.created).toBe(false);
       expect(await countTexts()).toBe(before);
       expect(await textRow(ids.About!, 1, 6)).toBeUndefined();
@@ -92,7 +90,7 @@ describe('PagesService on a real database', () => {
         seoDescription: 'Ein Widget',
       });
       expect(result.created).toBe(false);
-      expect(result.preview).toEqual(['seoDescription: (none) → "Ein Widget"']);
+      expect(result.changes).toEqual([{ field: 'seoDescription', from: null, to: 'Ein Widget' }]);
       expect(await countTexts()).toBe(before);
       expect((await textRow(ids.Widget!, 1, 0))?.seo_description).toBe('Ein Widget');
     });
@@ -174,7 +172,7 @@ describe('PagesService on a real database', () => {
       const update = { workspaceId: 9, title: 'Hijacked', ...input() } as never;
       const refusal = await refusalOf(pages.updateText(users[username]!, update));
       expect(refusal.code).toBe(code);
-      expect((await refusalOf(pages.preview(users[username]!, update))).code).toBe(code);
+      expect((await refusalOf(pages.planTextUpdate(users[username]!, update))).code).toBe(code);
       expect(await countTexts()).toBe(before);
       const hijacked: unknown[] = await ds.query("SELECT 1 FROM page_text WHERE title = 'Hijacked'");
       expect(hijacked).toHaveLength(0);
@@ -192,10 +190,10 @@ describe('PagesService on a real database', () => {
     });
   });
 
-  describe('preview', () => {
-    it('lists the changed fields only, old → new, and writes nothing', async () => {
+  describe('planTextUpdate', () => {
+    it('lists the changed fields only, old and new, and writes nothing', async () => {
       const before = await countTexts();
-      const lines = await pages.preview(users.alice!, {
+      const plan = await pages.planTextUpdate(users.alice!, {
         pageId: ids.Products!,
         languageId: 1,
         workspaceId: 7,
@@ -204,23 +202,23 @@ describe('PagesService on a real database', () => {
         seoTitle: null,
         seoDescription: 'Was wir bauen',
       });
-      expect(lines).toEqual([
-        'title: "Produkte" → "Unsere Produkte"',
-        'seoTitle: "Unsere Produkte" → (none)',
-        'seoDescription: (none) → "Was wir bauen"',
+      expect(plan.changes).toEqual([
+        { field: 'title', from: 'Produkte', to: 'Unsere Produkte' },
+        { field: 'seoTitle', from: 'Unsere Produkte', to: null },
+        { field: 'seoDescription', from: null, to: 'Was wir bauen' },
       ]);
       expect(await countTexts()).toBe(before);
       expect(await textRow(ids.Products!, 1, 7)).toBeUndefined();
     });
 
-    it('previews against the workspace row where it exists', async () => {
-      const lines = await pages.preview(users.alice!, {
+    it('plans against the workspace row where it exists', async () => {
+      const plan = await pages.planTextUpdate(users.alice!, {
         pageId: ids.Home!,
         languageId: 0,
         workspaceId: 3,
         seoTitle: 'Another',
       });
-      expect(lines).toEqual(['seoTitle: "A sharper SEO title" → "Another"']);
+      expect(plan.changes).toEqual([{ field: 'seoTitle', from: 'A sharper SEO title', to: 'Another' }]);
     });
   });
 

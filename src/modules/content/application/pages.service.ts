@@ -25,7 +25,6 @@ import {
   pageTextChanges,
   PageTextFields,
   PageTextPatch,
-  previewLines,
 } from '../core/page-text-changes';
 import { ContentRepository } from '../persistence/content.repository';
 import type { PageWithText } from '../persistence/page-rows';
@@ -47,8 +46,6 @@ export interface PageTextUpdateResult {
   readonly workspaceId: number;
   /** The fields that changed, in field order; empty when the update changed nothing. */
   readonly changes: readonly PageTextChange[];
-  /** One line per change: `field: "old" → "new"`. */
-  readonly preview: readonly string[];
   /** True when this update created the text row of the workspace. */
   readonly created: boolean;
   /** The text after the update (unchanged text where nothing changed). */
@@ -236,11 +233,6 @@ export class PagesService {
     return this.result(page, input, pageTextChanges(current, input), false, current);
   }
 
-  /** The preview lines of an update (`field: "old" → "new"`, changed fields only); refuses as `updateText`. */
-  async preview(user: ContentUser, input: PageTextUpdate): Promise<string[]> {
-    return [...(await this.planTextUpdate(user, input)).preview];
-  }
-
   /**
    * Writes the changed fields into the given workspace as `user` (page and language rights,
    * see `planTextUpdate` for the refusals, all before any write). A workspace without its own
@@ -371,7 +363,6 @@ export class PagesService {
       languageId: input.languageId,
       workspaceId: input.workspaceId,
       changes,
-      preview: previewLines(changes),
       created,
       text: { title, body, seoTitle, seoDescription },
     };

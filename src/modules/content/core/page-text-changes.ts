@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { badInput } from '../../../common/refusal';
 
 /** The editable fields of a page's text in one language and workspace. */
@@ -79,24 +78,4 @@ export function applyPageTextChanges(
   const next: Record<PageTextField, string | null> = { ...current };
   for (const c of changes) next[c.field] = c.to;
   return next as unknown as PageTextFields;
-}
-
-const SHOWN_CHARS = 120;
-const LONG_VALUE = 160;
-
-/**
- * A value as a preview shows it: quoted (JSON), `(none)` for null. A long value is cut, but
- * keeps its length and a short hash, so two different long values never render the same
- * (a preview that is recomputed at resume must differ when the page changed meanwhile).
- */
-export function previewValue(value: string | null): string {
-  if (value === null) return '(none)';
-  if (value.length <= LONG_VALUE) return JSON.stringify(value);
-  const hash = createHash('sha256').update(value).digest('hex').slice(0, 8);
-  return `${JSON.stringify(`${value.slice(0, SHOWN_CHARS)}…`)} (${value.length} chars, #${hash})`;
-}
-
-/** One human-readable line per changed field: `field: old → new` (docs/run-lifecycle.md). */
-export function previewLines(changes: readonly PageTextChange[]): string[] {
-  return changes.map((c) => `${c.field}: ${previewValue(c.from)} → ${previewValue(c.to)}`);
 }
