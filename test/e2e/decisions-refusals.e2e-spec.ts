@@ -8,6 +8,7 @@ import {
   decide,
   digestOf,
   effects,
+  expectDecisionsRefused,
   expectRefusedUnchanged,
   pendingOf,
   receiptOf,
@@ -32,12 +33,16 @@ describe('decisions: refusals change nothing', () => {
   describe('NOT_FOUND (check 1)', () => {
     it('dave (no grant, not the owner) on alice’s run: as for a run that does not exist', async () => {
       const runId = await editorRun('About');
-      const digest = await digestOf(t, runId);
-      const before = await effects(t, runId, pageOf('About'));
-      for (const kind of ['approve', 'deny'] as const) {
-        const res = await decide(t, kind, 'dave', { runId, turnDigest: digest });
-        await expectRefusedUnchanged(t, res, 'NOT_FOUND', runId, before, pageOf('About'));
-      }
+      const { digest } = await expectDecisionsRefused(
+        t,
+        runId,
+        'NOT_FOUND',
+        [
+          ['approve', 'dave'],
+          ['deny', 'dave'],
+        ],
+        pageOf('About'),
+      );
       const ghost = await decide(t, 'approve', 'dave', {
         runId: '00000000-0000-4000-8000-000000000000',
         turnDigest: digest,
@@ -120,17 +125,18 @@ describe('decisions: refusals change nothing', () => {
     it('a process run: its owner on the API surface and bob are both refused', async () => {
       const runId = await editorRun('About');
       await t.dataSource.query(`UPDATE run SET process_pin = '{"skillId":1}' WHERE id = $1`, [runId]);
-      const digest = await digestOf(t, runId);
-      const before = await effects(t, runId, pageOf('About'));
-      for (const [kind, as] of [
-        ['approve', 'alice'],
-        ['deny', 'alice'],
-        ['approve', 'bob'],
-        ['deny', 'admin'],
-      ] as const) {
-        const res = await decide(t, kind, as, { runId, turnDigest: digest });
-        await expectRefusedUnchanged(t, res, 'PROCESS_RUN_DECIDED_IN_CHAT', runId, before, pageOf('About'));
-      }
+      await expectDecisionsRefused(
+        t,
+        runId,
+        'PROCESS_RUN_DECIDED_IN_CHAT',
+        [
+          ['approve', 'alice'],
+          ['deny', 'alice'],
+          ['approve', 'bob'],
+          ['deny', 'admin'],
+        ],
+        pageOf('About'),
+      );
       const inbox = await t.gql<{ inbox: Array<{ decidableHere: boolean; run: { id: string } }> }>(
         `{ inbox { decidableHere run { id } } }`,
         {},
@@ -150,15 +156,16 @@ describe('decisions: refusals change nothing', () => {
       await t.dataSource.query('UPDATE configuration SET deleted_at = now() WHERE id = $1', [
         configurationId,
       ]);
-      const digest = await digestOf(t, runId);
-      const before = await effects(t, runId, pageOf('Products'));
-      for (const [kind, as] of [
-        ['approve', 'bob'],
-        ['deny', 'alice'],
-      ] as const) {
-        const res = await decide(t, kind, as, { runId, turnDigest: digest });
-        await expectRefusedUnchanged(t, res, 'CONFIGURATION_GONE', runId, before, pageOf('Products'));
-      }
+      await expectDecisionsRefused(
+        t,
+        runId,
+        'CONFIGURATION_GONE',
+        [
+          ['approve', 'bob'],
+          ['deny', 'alice'],
+        ],
+        pageOf('Products'),
+      );
     });
   });
 
@@ -167,16 +174,17 @@ describe('decisions: refusals change nothing', () => {
       const configurationId = await editorCopy();
       const runId = await editorRun('Blog', configurationId);
       await t.dataSource.query('UPDATE configuration SET is_active = false WHERE id = $1', [configurationId]);
-      const digest = await digestOf(t, runId);
-      const before = await effects(t, runId, pageOf('Blog'));
-      for (const [kind, as] of [
-        ['approve', 'bob'],
-        ['deny', 'bob'],
-        ['deny', 'alice'],
-      ] as const) {
-        const res = await decide(t, kind, as, { runId, turnDigest: digest });
-        await expectRefusedUnchanged(t, res, 'CONFIGURATION_INACTIVE', runId, before, pageOf('Blog'));
-      }
+      const { digest, before } = await expectDecisionsRefused(
+        t,
+        runId,
+        'CONFIGURATION_INACTIVE',
+        [
+          ['approve', 'bob'],
+          ['deny', 'bob'],
+          ['deny', 'alice'],
+        ],
+        pageOf('Blog'),
+      );
       await t.dataSource.query('UPDATE configuration SET is_active = true WHERE id = $1', [configurationId]);
       receiptOf(await decide(t, 'deny', 'alice', { runId, turnDigest: digest }));
       expect(await waitForRest(t, runId)).toBe('COMPLETED');

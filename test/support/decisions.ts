@@ -211,6 +211,27 @@ export async function expectRefusedUnchanged(
   expect(await effects(t, runId, page)).toEqual(before);
 }
 
+/**
+ * Sends each decision (`kind` as `user`) on the run's current turn and expects every one refused
+ * with `code`, none changing the run, its steps, its decision rows or `page`. Returns the digest
+ * and the effects compared against, for what the test goes on with.
+ */
+export async function expectDecisionsRefused(
+  t: TestApp,
+  runId: string,
+  code: string,
+  deciders: ReadonlyArray<readonly [Decide, string]>,
+  page?: { pageId: string | number; languageId?: number },
+): Promise<{ digest: string; before: Effects }> {
+  const digest = await digestOf(t, runId);
+  const before = await effects(t, runId, page);
+  for (const [kind, as] of deciders) {
+    const res = await decide(t, kind, as, { runId, turnDigest: digest });
+    await expectRefusedUnchanged(t, res, code, runId, before, page);
+  }
+  return { digest, before };
+}
+
 /** Resolves after `ms`. */
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
