@@ -29,7 +29,7 @@ export {
   storedAnswer,
   REDACTED_STRING_CAP,
 } from './runtime/privacy';
-export { maskSecrets } from './runtime/redact';
+export { capText, maskSecrets } from './runtime/redact';
 export {
   encryptState,
   decryptState,

@@ -104,6 +104,21 @@ describe('the run settler on a real database', () => {
     ]);
   });
 
+  it('fails a run with a message longer than the run keeps: cut to fit, the same for the row and listeners', async () => {
+    const lease = await runningRun(kit);
+    const long = `The provider URL https://${'x'.repeat(1_900)}.test is not an allowed provider URL`;
+    const row = await settler.settle({ lease }, { kind: 'FAILED', reason: 'PROVIDER_FAILED', message: long });
+    expect(row).not.toBeNull();
+    const stored = await rowOf(suite.ds, lease.runId);
+    expect(stored.status).toBe('FAILED');
+    expect(stored.termination_reason).toBe('PROVIDER_FAILED');
+    const kept = stored.error_message as string;
+    expect(kept).toHaveLength(500);
+    expect(kept.startsWith('The provider URL https://xxx')).toBe(true);
+    expect(kept.endsWith('…[truncated]')).toBe(true);
+    expect(told).toEqual([{ runId: lease.runId, status: 'FAILED', errorMessage: kept, chatTurn: false }]);
+  });
+
   it('writes nothing (listeners included) and publishes nothing when the transaction it settles in rolls back', async () => {
     const runId = await waitingRun(kit);
     const decisionId = await decide(runId);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { PendingTurn } from '../../../agent';
+import { capText, type PendingTurn } from '../../../agent';
 import type { ErrorCode } from '../../../common/error-codes';
 import { TransactionRunner, type Tx } from '../../../platform/database/transaction-runner';
 import type { RunStatus, TerminationReason } from '../core/run-status';
@@ -152,10 +152,11 @@ export class RunSettler {
   /** The settling statement, with the segment's kept steps; null when it changed no row. */
   private async store(
     guard: SettleGuard,
-    settlement: Settlement,
+    given: Settlement,
     kept?: KeptSteps,
     after?: (effect: () => void | Promise<void>) => void,
   ): Promise<Written | null> {
+    const settlement = withStorableMessage(given);
     const runId = 'lease' in guard ? guard.lease.runId : guard.runId;
     const batch = kept?.take() ?? [];
     const row = await this.write(guard, settlement, batchSteps(batch));
@@ -281,4 +282,17 @@ function terminalOf(
     case 'CANCELLED':
       return { type: 'TERMINAL', runId, outcome: 'CANCELLED' };
   }
+}
+
+/** The most a run's `error_message` holds (a varchar(500) column). */
+const ERROR_MESSAGE_MAX = 500;
+
+/**
+ * A failure whose message is longer than the run keeps, cut to fit (marked as cut); the row and
+ * everyone told of the settle get the same text. why: a message built from configured values (a
+ * provider URL of up to 2,000 characters) made the settle itself fail on the column's length.
+ */
+function withStorableMessage(s: Settlement): Settlement {
+  if (s.kind !== 'FAILED' || s.message.length <= ERROR_MESSAGE_MAX) return s;
+  return { ...s, message: capText(s.message, ERROR_MESSAGE_MAX) };
 }
