@@ -2,7 +2,7 @@
 // clicks, stale digests, cancels and kill -9 of workers and API instances over many runs, all
 // through the public GraphQL API of real processes, with a recorded history; then quiescence
 // and a checker over the database and the history (the invariants of docs/run-lifecycle.md and
-// 20-decisions.md). Exit code 1 when an invariant fails. The seed is printed at the start and
+// docs/decisions.md). Exit code 1 when an invariant fails. The seed is printed at the start and
 // in the summary: `--seed` replays the same choices (not the same timing).
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';

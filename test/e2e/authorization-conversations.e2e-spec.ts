@@ -157,7 +157,7 @@ describeAuthorization({ runs: false }, (fx) => {
     );
 
     // why: admins may read any conversation by id, so they know it exists: acting in someone
-    // else's is FORBIDDEN (50-security.md), not NOT_FOUND.
+    // else's is FORBIDDEN (docs/security.md), not NOT_FOUND.
     it('as admin: acting in or watching another’s conversation is FORBIDDEN', async () => {
       await chatActionsRefused('admin');
       await conversationEventsRefused('admin');

@@ -1,22 +1,15 @@
 // Workers that die or are stopped in the middle of a continuation (docs/run-lifecycle.md "Leases,
-// fencing, the reaper"; 20-decisions.md "Workers and their heartbeat"): compiled worker
+// fencing, the reaper"; docs/decisions.md "Workers and their heartbeat"): compiled worker
 // processes killed with SIGKILL or stopped with SIGTERM while they hold a recorded decision.
 import { createClient } from 'graphql-ws';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DataSource } from 'typeorm';
 import WebSocket from 'ws';
 import {
-  build,
   faultEnv,
   exitOf,
   gqlAt,
   heartbeatRows,
-  installWriteCounter,
   itOnPostgresAndRedis,
   kill9,
-  killAll,
   pageWrites,
   redisUrl,
   scriptedConfiguration,
@@ -25,10 +18,11 @@ import {
   stepKinds,
   workerName,
   type Spawned,
+  useProcessSuite,
 } from '../support/processes';
 import { one, READ, runState, sleep, TERMINAL } from '../support/run-state';
 import { collect, until } from '../support/runs';
-import { createTestDatabase, demoTokens, openDataSource, type TestDatabase } from '../support/test-database';
+import { demoTokens } from '../support/test-database';
 import { usingPostgres } from '../support/test-env';
 
 const START = `mutation($input: StartRunInput!) { startRun(input: $input) { id status } }`;
@@ -37,32 +31,16 @@ const PROGRESS = `subscription($id: ID!) { runProgress(runId: $id) { kind status
 const WRITE = { toolCalls: [{ name: 'pages_update', arguments: { seoTitle: 'Crash-proof title' } }] };
 
 describe('workers that die or stop in the middle of a continuation (compiled, in child processes)', () => {
-  const temp = mkdtempSync(join(tmpdir(), 'cs-crash-'));
-  let db: TestDatabase | null = null;
-  let ds: DataSource | null = null;
+  const rig = useProcessSuite('cs-crash-');
   let page: string;
 
   const env = (extra: Record<string, string> = {}): Record<string, string> =>
-    faultEnv(db!.url!, join(temp, 'data'), { REDIS_URL: redisUrl()!, ...extra });
+    faultEnv(rig.db.url!, rig.dataDir, { REDIS_URL: redisUrl()!, ...extra });
 
-  beforeAll(() => {
-    if (usingPostgres() && redisUrl()) build();
-  }, 240_000);
   beforeEach(async () => {
     if (!usingPostgres() || !redisUrl()) return;
-    db = await createTestDatabase();
-    ds = await openDataSource(db, 4);
-    await installWriteCounter(ds);
-    page = String((await one<{ id: number }>(ds, `SELECT id FROM page WHERE slug = '/products'`)).id);
+    page = String((await one<{ id: number }>(rig.ds, `SELECT id FROM page WHERE slug = '/products'`)).id);
   });
-  afterEach(async () => {
-    await killAll();
-    await ds?.destroy();
-    await db?.dispose();
-    ds = null;
-    db = null;
-  });
-  afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
   /** Starts a run through the API process, waits until it waits, approves it (DURABLE). */
   async function approvedRun(port: number, configurationId: number, workspaceId: number): Promise<string> {
@@ -72,12 +50,12 @@ describe('workers that die or stop in the middle of a continuation (compiled, in
     expect(started.errors).toBeUndefined();
     const id = started.data!.startRun.id;
     await until(
-      async () => (await runState(ds!, id)).status === 'WAITING_FOR_APPROVAL',
+      async () => (await runState(rig.ds, id)).status === 'WAITING_FOR_APPROVAL',
       30_000,
       'the run to wait for approval',
     );
     const { turn_digest } = await one<{ turn_digest: string }>(
-      ds!,
+      rig.ds,
       'SELECT turn_digest FROM run WHERE id = $1',
       [id],
     );
@@ -90,10 +68,10 @@ describe('workers that die or stop in the middle of a continuation (compiled, in
 
   /** Writes of a run: TOOL_WRITE steps and page_text write transactions in its workspace. */
   async function writesOf(id: string, workspaceId: number): Promise<{ steps: number; pages: number }> {
-    const kinds = await stepKinds(ds!, id);
+    const kinds = await stepKinds(rig.ds, id);
     return {
       steps: kinds.filter((k) => k === 'TOOL_WRITE').length,
-      pages: await pageWrites(ds!, workspaceId),
+      pages: await pageWrites(rig.ds, workspaceId),
     };
   }
 
@@ -102,7 +80,7 @@ describe('workers that die or stop in the middle of a continuation (compiled, in
     async () => {
       // After the approval: the write, then two slow reads and a slow answer (about 4 s).
       const config = await scriptedConfiguration(
-        ds!,
+        rig.ds,
         'crashy',
         [
           WRITE,
@@ -113,7 +91,7 @@ describe('workers that die or stop in the middle of a continuation (compiled, in
         8,
       );
       const api = await startServer(env());
-      let worker: Spawned = await startWorker(env(), ds!);
+      let worker: Spawned = await startWorker(env(), rig.ds);
       const outcomes: string[] = [];
       // Kill at once (around the write), during the first slow read, during the last round.
       for (const [i, delay] of [0, 700, 2600].entries()) {
@@ -122,7 +100,7 @@ describe('workers that die or stop in the middle of a continuation (compiled, in
         const victim = worker;
         await until(
           async () => {
-            const s = await runState(ds!, id);
+            const s = await runState(rig.ds, id);
             return s.status === 'RUNNING' && s.claimed_by === workerName(victim);
           },
           20_000,
@@ -130,16 +108,20 @@ describe('workers that die or stop in the middle of a continuation (compiled, in
         );
         await sleep(delay);
         await kill9(victim);
-        const atKill = await runState(ds!, id);
+        const atKill = await runState(rig.ds, id);
         const killedAt = Date.now();
         expect(atKill.status).toBe('RUNNING');
-        worker = await startWorker(env(), ds!);
+        worker = await startWorker(env(), rig.ds);
 
-        await until(async () => TERMINAL.has((await runState(ds!, id)).status), 40_000, 'the run to settle');
-        const end = await runState(ds!, id);
+        await until(
+          async () => TERMINAL.has((await runState(rig.ds, id)).status),
+          40_000,
+          'the run to settle',
+        );
+        const end = await runState(rig.ds, id);
         const writes = await writesOf(id, workspace);
         const decision = await one<{ outcome: string | null }>(
-          ds!,
+          rig.ds,
           'SELECT outcome FROM decision WHERE run_id = $1',
           [id],
         );
@@ -147,7 +129,7 @@ describe('workers that die or stop in the middle of a continuation (compiled, in
           `kill after ${delay} ms (${atKill.pending_effect ? 'inside the write' : 'outside a write'}): ` +
             `${end.status}/${end.termination_reason} in ${Date.now() - killedAt} ms, requeues ${end.requeue_count}, ` +
             `TOOL_WRITE ${writes.steps}, page writes ${writes.pages}, APPROVAL steps ` +
-            `${(await stepKinds(ds!, id)).filter((k) => k === 'APPROVAL').length}, decision outcome ${decision.outcome}`,
+            `${(await stepKinds(rig.ds, id)).filter((k) => k === 'APPROVAL').length}, decision outcome ${decision.outcome}`,
         );
         // Never twice: one write, or none where the run failed before it.
         expect(writes.pages).toBeLessThanOrEqual(1);
@@ -157,7 +139,7 @@ describe('workers that die or stop in the middle of a continuation (compiled, in
           // Another worker took it over after the reaper requeued it.
           expect(end.requeue_count).toBe(1);
           // At most one APPROVAL step (none is a known defect, see the next test).
-          expect((await stepKinds(ds!, id)).filter((k) => k === 'APPROVAL').length).toBeLessThanOrEqual(1);
+          expect((await stepKinds(rig.ds, id)).filter((k) => k === 'APPROVAL').length).toBeLessThanOrEqual(1);
         } else {
           // The kill fell inside the write: not repeated.
           expect(end).toMatchObject({ status: 'FAILED', termination_reason: 'NOT_RETRYABLE' });
@@ -174,7 +156,7 @@ describe('workers that die or stop in the middle of a continuation (compiled, in
   itOnPostgresAndRedis(
     'a worker that died right after claiming a recorded decision: the takeover records the APPROVAL step and settles the decision',
     async () => {
-      const config = await scriptedConfiguration(ds!, 'claimed-then-killed', [WRITE, { text: 'Done.' }]);
+      const config = await scriptedConfiguration(rig.ds, 'claimed-then-killed', [WRITE, { text: 'Done.' }]);
       const api = await startServer(env());
       // No worker yet: the start runs inline on the API; then a stand-in heartbeat makes the
       // decision DURABLE.
@@ -183,13 +165,15 @@ describe('workers that die or stop in the middle of a continuation (compiled, in
       });
       const id = started.data!.startRun.id;
       await until(
-        async () => (await runState(ds!, id)).status === 'WAITING_FOR_APPROVAL',
+        async () => (await runState(rig.ds, id)).status === 'WAITING_FOR_APPROVAL',
         30_000,
         'the pause',
       );
-      await ds!.query(`INSERT INTO worker_heartbeat (worker_id, name) VALUES ('stand-in', 'worker:gone:1')`);
+      await rig.ds.query(
+        `INSERT INTO worker_heartbeat (worker_id, name) VALUES ('stand-in', 'worker:gone:1')`,
+      );
       const { turn_digest } = await one<{ turn_digest: string }>(
-        ds!,
+        rig.ds,
         'SELECT turn_digest FROM run WHERE id = $1',
         [id],
       );
@@ -199,19 +183,19 @@ describe('workers that die or stop in the middle of a continuation (compiled, in
       expect(approved.data?.approveRun.path).toBe('DURABLE');
       // What a worker killed right after its claim (RecordedDecisions.pickUp: DECISION_RECORDED ->
       // RUNNING) leaves behind: the run RUNNING under a lease nobody renews, no step written yet.
-      await ds!.query(
+      await rig.ds.query(
         `UPDATE run SET status = 'RUNNING', claimed_by = 'worker:gone:1', lease_token = gen_random_uuid(),
                 lease_expires_at = now() WHERE id = $1 AND status = 'DECISION_RECORDED'`,
         [id],
       );
-      await ds!.query(`DELETE FROM worker_heartbeat WHERE worker_id = 'stand-in'`);
-      await startWorker(env(), ds!);
-      await until(async () => TERMINAL.has((await runState(ds!, id)).status), 30_000, 'the takeover');
-      expect(await runState(ds!, id)).toMatchObject({ status: 'COMPLETED', requeue_count: 1 });
+      await rig.ds.query(`DELETE FROM worker_heartbeat WHERE worker_id = 'stand-in'`);
+      await startWorker(env(), rig.ds);
+      await until(async () => TERMINAL.has((await runState(rig.ds, id)).status), 30_000, 'the takeover');
+      expect(await runState(rig.ds, id)).toMatchObject({ status: 'COMPLETED', requeue_count: 1 });
       expect(await writesOf(id, 40)).toEqual({ steps: 1, pages: 1 });
       // The audit trail of the decision survives the takeover.
-      expect((await stepKinds(ds!, id)).filter((k) => k === 'APPROVAL')).toHaveLength(1);
-      expect(await one(ds!, 'SELECT path, outcome FROM decision WHERE run_id = $1', [id])).toEqual({
+      expect((await stepKinds(rig.ds, id)).filter((k) => k === 'APPROVAL')).toHaveLength(1);
+      expect(await one(rig.ds, 'SELECT path, outcome FROM decision WHERE run_id = $1', [id])).toEqual({
         path: 'DURABLE',
         outcome: 'COMPLETED',
       });
@@ -222,22 +206,22 @@ describe('workers that die or stop in the middle of a continuation (compiled, in
   itOnPostgresAndRedis(
     'SIGTERM on a worker holding continuations: the short one finishes, the long one is requeued and finished elsewhere',
     async () => {
-      const short = await scriptedConfiguration(ds!, 'short-after', [
+      const short = await scriptedConfiguration(rig.ds, 'short-after', [
         WRITE,
         { text: 'Short.', delayMs: 1500 },
       ]);
       // why: longer than the worker's 10 s grace period on shutdown.
-      const long = await scriptedConfiguration(ds!, 'long-after', [
+      const long = await scriptedConfiguration(rig.ds, 'long-after', [
         WRITE,
         { text: 'Long.', delayMs: 13_000 },
       ]);
       const api = await startServer(env());
-      const worker = await startWorker(env(), ds!);
+      const worker = await startWorker(env(), rig.ds);
       const a = await approvedRun(api.port, short, 30);
       const b = await approvedRun(api.port, long, 31);
       await until(
         async () => {
-          const states = await Promise.all([runState(ds!, a), runState(ds!, b)]);
+          const states = await Promise.all([runState(rig.ds, a), runState(rig.ds, b)]);
           return states.every((s) => s.status === 'RUNNING' && s.claimed_by === workerName(worker));
         },
         20_000,
@@ -264,25 +248,29 @@ describe('workers that die or stop in the middle of a continuation (compiled, in
         await until(() => progress.events.length > 0, 10_000, 'the snapshot');
         worker.child.kill('SIGTERM');
         const exited = await exitOf(worker, 30_000);
-        expect(await heartbeatRows(ds!)).toEqual([]);
-        expect(await runState(ds!, a)).toMatchObject({ status: 'COMPLETED', lease_token: null });
-        expect(await runState(ds!, b)).toMatchObject({
+        expect(await heartbeatRows(rig.ds)).toEqual([]);
+        expect(await runState(rig.ds, a)).toMatchObject({ status: 'COMPLETED', lease_token: null });
+        expect(await runState(rig.ds, b)).toMatchObject({
           status: 'QUEUED',
           lease_token: null,
           claimed_by: null,
         });
-        const stranded = await ds!.query<unknown[]>(
+        const stranded = await rig.ds.query<unknown[]>(
           `SELECT id FROM run WHERE status = 'RUNNING' AND (lease_token IS NULL OR lease_expires_at IS NULL)`,
         );
         expect(stranded).toEqual([]);
 
         // Another worker finishes the requeued run from after its write.
-        await startWorker(env(), ds!);
-        await until(async () => (await runState(ds!, b)).status === 'COMPLETED', 40_000, 'the requeued run');
+        await startWorker(env(), rig.ds);
+        await until(
+          async () => (await runState(rig.ds, b)).status === 'COMPLETED',
+          40_000,
+          'the requeued run',
+        );
         expect(await writesOf(a, 30)).toEqual({ steps: 1, pages: 1 });
         expect(await writesOf(b, 31)).toEqual({ steps: 1, pages: 1 });
         for (const id of [a, b]) {
-          expect((await stepKinds(ds!, id)).filter((k) => k === 'APPROVAL')).toHaveLength(1);
+          expect((await stepKinds(rig.ds, id)).filter((k) => k === 'APPROVAL')).toHaveLength(1);
         }
         // The run that finished during the shutdown was announced to its subscriber.
         const settled = progress.events.map((e) => e.runProgress).filter((e) => e.kind === 'SETTLED');

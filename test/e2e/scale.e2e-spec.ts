@@ -1,30 +1,25 @@
 // Several processes on one database (docs/decisions.md "Two paths, one claim", "Workers
-// and their heartbeat"; 30-streaming.md "Across instances"): compiled API-only instances and
+// and their heartbeat"; docs/streaming.md "In-memory or Redis"): compiled API-only instances and
 // worker processes started as users start them, sharing PostgreSQL and Redis. 200 recorded
 // decisions shared by 3 worker processes are in scale-workers.e2e-spec.ts.
 import { createClient } from 'graphql-ws';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import WebSocket from 'ws';
 import {
   apiName,
-  build,
   gqlAt,
-  installWriteCounter,
   itOnPostgresAndRedis,
-  killAll,
   pageWrites,
   redisUrl,
   startServer,
   startWorker,
   stepKinds,
+  useProcessSuite,
 } from '../support/processes';
 import { collect, until } from '../support/runs';
 import { APPROVE, editorAndPage, one, pretendLiveWorker, START } from '../support/scale';
-import { createTestDatabase, demoTokens, openDataSource, type TestDatabase } from '../support/test-database';
-import { TEST_STATE_KEY, usingPostgres } from '../support/test-env';
+import { demoTokens } from '../support/test-database';
+import { TEST_STATE_KEY } from '../support/test-env';
 import type { RunProgressEvent } from '../support/generated/schema';
 
 const PROGRESS = `subscription($id: ID!) { runProgress(runId: $id) { kind status stepCount turn keepAlive } }`;
@@ -52,46 +47,26 @@ async function waitingRunAt(
 }
 
 describe('several processes on one database (compiled, in child processes)', () => {
-  const temp = mkdtempSync(join(tmpdir(), 'cs-scale-'));
-  let db: TestDatabase | null = null;
-  let ds: DataSource | null = null;
+  const rig = useProcessSuite('cs-scale-');
 
   const env = (extra: Record<string, string> = {}): Record<string, string> => ({
-    DATABASE_URL: db!.url!,
+    DATABASE_URL: rig.db.url!,
     REDIS_URL: redisUrl()!,
     STATE_ENCRYPTION_KEY: TEST_STATE_KEY,
-    DATA_DIR: join(temp, 'data'),
+    DATA_DIR: rig.dataDir,
     NODE_ENV: 'test',
     LOG_LEVEL: 'warn',
     DECISION_PATH: 'durable',
     ...extra,
   });
 
-  beforeAll(() => {
-    if (usingPostgres() && redisUrl()) build();
-  }, 240_000);
-  beforeEach(async () => {
-    if (!usingPostgres() || !redisUrl()) return;
-    db = await createTestDatabase();
-    ds = await openDataSource(db, 4);
-    await installWriteCounter(ds);
-  });
-  afterEach(async () => {
-    await killAll();
-    await ds?.destroy();
-    await db?.dispose();
-    ds = null;
-    db = null;
-  });
-  afterAll(() => rmSync(temp, { recursive: true, force: true }));
-
   itOnPostgresAndRedis(
     'a decision taken on instance A is carried out by a worker while a subscriber on instance B sees every step',
     async () => {
       const [a, b] = await Promise.all([startServer(env()), startServer(env())]);
-      const worker = await startWorker(env(), ds!);
-      const ids = await editorAndPage(ds!);
-      const run = await waitingRunAt(ds!, a.port, { ...ids, prompt: 'SEO please', workspaceId: 11 });
+      const worker = await startWorker(env(), rig.ds);
+      const ids = await editorAndPage(rig.ds);
+      const run = await waitingRunAt(rig.ds, a.port, { ...ids, prompt: 'SEO please', workspaceId: 11 });
 
       const client = createClient({
         url: `ws://127.0.0.1:${b.port}/graphql`,
@@ -120,7 +95,7 @@ describe('several processes on one database (compiled, in child processes)', () 
         expect(progress.errors).toEqual([]);
 
         const stored = await one<{ status: string; step_count: number; claimed_by: string | null }>(
-          ds!,
+          rig.ds,
           'SELECT status, step_count, claimed_by FROM run WHERE id = $1',
           [run.id],
         );
@@ -147,12 +122,12 @@ describe('several processes on one database (compiled, in child processes)', () 
         expect(rest.filter((e) => e.kind === 'SETTLED')).toHaveLength(1);
 
         // Exactly one write, done by the worker (not by either API instance).
-        const kinds = await stepKinds(ds!, run.id);
+        const kinds = await stepKinds(rig.ds, run.id);
         expect(kinds.filter((k) => k === 'TOOL_WRITE')).toHaveLength(1);
         expect(kinds.filter((k) => k === 'APPROVAL')).toHaveLength(1);
-        expect(await pageWrites(ds!, 11)).toBe(1);
+        expect(await pageWrites(rig.ds, 11)).toBe(1);
         const decision = await one<{ path: string; outcome: string }>(
-          ds!,
+          rig.ds,
           'SELECT path, outcome FROM decision WHERE run_id = $1',
           [run.id],
         );
@@ -170,10 +145,10 @@ describe('several processes on one database (compiled, in child processes)', () 
     'with no worker alive, an API instance takes an overdue recorded decision within the pickup time',
     async () => {
       const api = await startServer(env({ DECISION_PICKUP_SECONDS: '2' }));
-      const ids = await editorAndPage(ds!);
+      const ids = await editorAndPage(rig.ds);
       // No live worker: the start runs inline on the API instance.
-      const run = await waitingRunAt(ds!, api.port, { ...ids, prompt: 'SEO please', workspaceId: 12 });
-      await pretendLiveWorker(ds!);
+      const run = await waitingRunAt(rig.ds, api.port, { ...ids, prompt: 'SEO please', workspaceId: 12 });
+      await pretendLiveWorker(rig.ds);
       const approved = await gqlAt<{ approveRun: { path: string; run: { status: string } } }>(
         api.port,
         'carol',
@@ -183,14 +158,14 @@ describe('several processes on one database (compiled, in child processes)', () 
       const acknowledged = Date.now();
       expect(approved.data?.approveRun).toEqual({ path: 'DURABLE', run: { status: 'DECISION_RECORDED' } });
       // The worker it was recorded for is gone: its heartbeat goes stale.
-      await ds!.query(`UPDATE worker_heartbeat SET last_seen = now() - interval '1 hour'`);
+      await rig.ds.query(`UPDATE worker_heartbeat SET last_seen = now() - interval '1 hour'`);
 
-      await until(async () => (await status(ds!, run.id)) === 'COMPLETED', 20_000, 'the run to complete');
+      await until(async () => (await status(rig.ds, run.id)) === 'COMPLETED', 20_000, 'the run to complete');
       const elapsed = Date.now() - acknowledged;
       // pickup (2 s) + the reconcile interval (2 s) + the continuation, with room for a busy machine.
       expect(elapsed).toBeLessThan(12_000);
       const timing = await one<{ waited: number }>(
-        ds!,
+        rig.ds,
         `SELECT extract(epoch FROM s.created_at - d.decided_at)::float8 AS waited
            FROM decision d JOIN run_step s ON s.run_id = d.run_id AND s.kind = 'APPROVAL'
           WHERE d.run_id = $1`,
@@ -200,11 +175,11 @@ describe('several processes on one database (compiled, in child processes)', () 
       expect(timing.waited).toBeGreaterThanOrEqual(1.9);
       expect(api.output()).toMatch(/no live worker: took 1 overdue recorded decision\(s\) here/);
       expect(apiName(api)).toMatch(/^api:/);
-      const kinds = await stepKinds(ds!, run.id);
+      const kinds = await stepKinds(rig.ds, run.id);
       expect(kinds.filter((k) => k === 'TOOL_WRITE')).toHaveLength(1);
-      expect(await pageWrites(ds!, 12)).toBe(1);
+      expect(await pageWrites(rig.ds, 12)).toBe(1);
       const decision = await one<{ path: string; outcome: string }>(
-        ds!,
+        rig.ds,
         'SELECT path, outcome FROM decision WHERE run_id = $1',
         [run.id],
       );

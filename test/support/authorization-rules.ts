@@ -11,7 +11,7 @@ export const NON_ADMINS = USERS.filter((u) => u !== 'admin');
 export const GRANT_HOLDERS: ReadonlySet<User> = new Set(['bob', 'carol']);
 export const CHAT_USERS: ReadonlySet<User> = new Set(['alice', 'carol', 'dave', 'erin']);
 
-/** 20-decisions.md "Who may decide": detail = owner or admin; decide = detail or the grant. */
+/** docs/decisions.md "Who may decide": detail = owner or admin; decide = detail or the grant. */
 export type RunAccess = 'detail' | 'decide' | 'none';
 export function runAccessOf(user: User, owner: User | null): RunAccess {
   if (owner === null) return 'none';
@@ -20,7 +20,7 @@ export function runAccessOf(user: User, owner: User | null): RunAccess {
 }
 
 /**
- * 40-conversations-skills.md and the chat module: a conversation is its owner's; admins may
+ * docs/chat-and-skills.md and the chat module: a conversation is its owner's; admins may
  * read any by id (so they may know it exists: a refused action is FORBIDDEN for them); the
  * chat needs the CHAT grant (admins are admitted).
  */

@@ -4,15 +4,15 @@
 // test file ends (`killAll` in afterAll, and at exit as a last resort).
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { hostname } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DataSource } from 'typeorm';
 import { StateVault } from '../../src/modules/runs';
 import { RunsRepository } from '../../src/modules/runs/persistence/runs.repository';
 import { until } from './runs';
-import { demoTokens } from './test-database';
+import { createTestDatabase, demoTokens, openDataSource, type TestDatabase } from './test-database';
 import { TEST_STATE_KEY, usingPostgres } from './test-env';
 
 export const ROOT = resolve(__dirname, '..', '..');
@@ -337,5 +337,58 @@ export function faultEnv(
     RUN_LEASE_SECONDS: '2',
     REAPER_INTERVAL_SECONDS: '1',
     ...extra,
+  };
+}
+
+/** What a suite of child-process tests works with (`useProcessSuite`); read inside tests only. */
+export interface ProcessSuite {
+  /** This test's own database. */
+  readonly db: TestDatabase;
+  /** A data source on it (a pool of 4), with the page-write counter installed. */
+  readonly ds: DataSource;
+  /** The processes' DATA_DIR, under a temporary folder removed after the suite. */
+  readonly dataDir: string;
+}
+
+/**
+ * For a describe block of child-process tests on PostgreSQL and Redis (skipped elsewhere):
+ * builds dist/ once, gives each test a fresh database and data source with the page-write
+ * counter, kills every process it started after each test, and removes the temporary folder
+ * after the suite. The suite's own hooks, declared after this call, run after these.
+ */
+export function useProcessSuite(tempPrefix: string): ProcessSuite {
+  const temp = mkdtempSync(join(tmpdir(), tempPrefix));
+  const ready = (): boolean => usingPostgres() && redisUrl() !== null;
+  let db: TestDatabase | null = null;
+  let ds: DataSource | null = null;
+  beforeAll(() => {
+    if (ready()) build();
+  }, 240_000);
+  beforeEach(async () => {
+    if (!ready()) return;
+    db = await createTestDatabase();
+    ds = await openDataSource(db, 4);
+    await installWriteCounter(ds);
+  });
+  afterEach(async () => {
+    await killAll();
+    await ds?.destroy();
+    await db?.dispose();
+    ds = null;
+    db = null;
+  });
+  afterAll(() => rmSync(temp, { recursive: true, force: true }));
+  const opened = <T>(value: T | null, what: string): T => {
+    if (value === null) throw new Error(`useProcessSuite: ${what} is read outside a test`);
+    return value;
+  };
+  return {
+    get db() {
+      return opened(db, 'the database');
+    },
+    get ds() {
+      return opened(ds, 'the data source');
+    },
+    dataDir: join(temp, 'data'),
   };
 }

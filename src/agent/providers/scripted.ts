@@ -7,7 +7,7 @@ import {
   sanitizeProviderMessage,
 } from './provider';
 
-/** One scripted answer (10-runs.md "Providers"). */
+/** One scripted answer (docs/run-lifecycle.md "Providers and tools"). */
 export interface ScriptedRound {
   readonly text?: string;
   readonly toolCalls?: readonly { readonly name: string; readonly arguments?: Record<string, unknown> }[];

@@ -11,7 +11,7 @@ export interface RefusedCall {
 }
 
 /**
- * What the loop does with a round, decided before any call executes (10-runs.md "The loop").
+ * What the loop does with a round, decided before any call executes (docs/run-lifecycle.md "Rounds").
  * - `execute`: every call runs now.
  * - `approval`: the run suspends WAITING_FOR_APPROVAL with `pending`; `runFirst` execute and
  *   `refused` get an error result before the suspend (only in a process run).

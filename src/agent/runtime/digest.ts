@@ -10,7 +10,7 @@ export interface DigestSubject {
 }
 
 /**
- * The turn digest (20-decisions.md): SHA-256 hex over the canonical JSON of the pending calls
+ * The turn digest (docs/decisions.md): SHA-256 hex over the canonical JSON of the pending calls
  * (id, tool name, arguments, preview) for an approval pause, and of
  * `{calls, inputToolName, inputSchema}` for an input pause. The one function used both to
  * show the digest and to check the digest a decision carries.

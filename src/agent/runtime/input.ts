@@ -4,7 +4,7 @@ import type { PendingTurn, SuspendedState } from './types';
 
 /**
  * Checks submitted input values against the pending input schema (structure and enums) and
- * returns them. Pure: the decision layer calls it BEFORE claiming (check 9 of 20-decisions.md),
+ * returns them. Pure: the decision layer calls it BEFORE claiming (check 9 of docs/decisions.md),
  * `resumeAgent` again. Throws `InvalidInputError` with the failing JSON paths, or
  * `DecisionMismatchError` when nothing waits for input.
  */

@@ -32,7 +32,7 @@ const NAME_KEYS: ReadonlySet<string> = new Set([
 const METADATA_OBJECT_KEYS: ReadonlySet<string> = new Set(['usage', 'subject']);
 
 /**
- * The stored copy of a step payload at a privacy level (10-runs.md "Privacy of stored steps"):
+ * The stored copy of a step payload at a privacy level (docs/run-lifecycle.md "Privacy of stored steps"):
  * NONE / METADATA remove every content value and keep sizes, names, timings, tokens and the
  * finish reason with `contentRedacted: true`; REDACTED masks secrets and e-mail addresses in
  * every string and caps it at 2,000 characters; FULL keeps it verbatim. APPROVAL, INPUT and

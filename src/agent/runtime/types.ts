@@ -81,7 +81,7 @@ export interface ProviderResponse {
   readonly finishReason: FinishReason;
 }
 
-/** The kinds of recorded steps (10-runs.md "Steps"). */
+/** The kinds of recorded steps (docs/run-lifecycle.md "Steps"). */
 export type StepKind =
   'REQUEST' | 'LLM' | 'TOOL' | 'TOOL_WRITE' | 'APPROVAL' | 'INPUT' | 'DROPPED' | 'CONTEXT';
 
@@ -169,7 +169,7 @@ export interface SuspendedState {
   readonly usage: TokenUsage;
   /** How many transcript messages earlier REQUEST steps already carried. */
   readonly sentCount: number;
-  /** Opaque process-skill pin (40-conversations-skills.md); present = a process run. */
+  /** Opaque process-skill pin (docs/chat-and-skills.md); present = a process run. */
   readonly processPin?: unknown;
   /** Opaque skill invocation the run started with. */
   readonly skillInvocation?: unknown;

@@ -100,7 +100,7 @@ const CHECKS: ReadonlyArray<{ n: number; code: string; trigger: (f: Facts) => vo
   },
 ];
 
-describe('earlyChecks (checks 1-8 of 20-decisions.md)', () => {
+describe('earlyChecks (checks 1-8 of docs/decisions.md)', () => {
   it('passes a plain approval by a second person', () => {
     expect(earlyChecks(passing())).toBeNull();
   });

@@ -19,7 +19,7 @@ export const MAX_HEALTHY_WAIT_SECONDS = 300;
  * What makes the workers unhealthy, one sentence each (empty when healthy): an expired lease
  * (a dead process's run nobody reaped), the oldest wait at or above MAX_HEALTHY_WAIT_SECONDS
  * (work that nobody takes), or no live worker (nothing would take new work). Design:
- * 20-decisions.md, "Workers and their heartbeat".
+ * docs/decisions.md, "Workers and their heartbeat".
  */
 export function healthProblems(f: WorkerFigures): string[] {
   const problems: string[] = [];
