@@ -5,6 +5,7 @@ import {
   DEFAULT_PROVIDER_KEY_PREFIX,
   keyEnvProblem,
   type ProviderAccess,
+  SERVER_SECRET_ENV_NAMES,
 } from '../agent/providers/provider-access';
 import { EnvSchema } from './env.schema';
 import { stateKeyWeakness, weakStateKeyMessage } from './state-key-quality';
@@ -105,14 +106,6 @@ export interface AppConfig {
   /** Reads a secret (a provider API key) from the environment by name; never stored. */
   readonly secret: (name: string) => string | undefined;
 }
-
-/** The server's own secrets: never a provider key, whatever the settings say. */
-export const SERVER_SECRET_ENV_NAMES: readonly string[] = [
-  'STATE_ENCRYPTION_KEY',
-  'DATABASE_URL',
-  'REDIS_URL',
-  'METRICS_TOKEN',
-];
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -263,5 +256,5 @@ function providerAccessOf(raw: EnvSchema): ProviderAccess {
 }
 
 function keyNameAllowed(name: string, access: ProviderAccess): boolean {
-  return !SERVER_SECRET_ENV_NAMES.includes(name) && keyEnvProblem(name, access) === null;
+  return keyEnvProblem(name, access) === null;
 }

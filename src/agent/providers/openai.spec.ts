@@ -275,6 +275,25 @@ describe('OpenAiProvider against a local chat-completions server', () => {
     expect(srv.seen.length).toBe(before);
   });
 
+  it("never sends a secret of the server's own as a key, whatever access settings it is given", async () => {
+    const before = srv.seen.length;
+    // why: start-up refuses settings that would admit one; the provider refuses on its own too,
+    // for access built without that check (a test, a later caller).
+    const admitting = { ...access, keyEnvNames: ['STATE_ENCRYPTION_KEY', 'METRICS_TOKEN'] };
+    for (const name of ['STATE_ENCRYPTION_KEY', 'METRICS_TOKEN', 'DATABASE_URL']) {
+      const leak = new OpenAiProvider(
+        'm',
+        { baseUrl: srv.baseUrl, apiKeyEnv: name },
+        () => 'secret',
+        admitting,
+      );
+      await expect(leak.complete(request)).rejects.toThrow(
+        `The API key variable ${name} names a secret of the server itself`,
+      );
+    }
+    expect(srv.seen.length).toBe(before);
+  });
+
   it('reports a connection failure as retryable', async () => {
     const closed = new OpenAiProvider(
       'm',

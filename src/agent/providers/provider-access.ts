@@ -16,8 +16,21 @@ export interface ProviderAccess {
 /** The prefix of provider key variables when no setting says otherwise. */
 export const DEFAULT_PROVIDER_KEY_PREFIX = 'CS_PROVIDER_KEY_';
 
+/**
+ * The server's own secrets: never a provider key, whatever the settings say (the settings that
+ * would admit one are refused at start-up, and a configuration naming one is refused when saved
+ * and again at every call).
+ */
+export const SERVER_SECRET_ENV_NAMES: readonly string[] = [
+  'STATE_ENCRYPTION_KEY',
+  'DATABASE_URL',
+  'REDIS_URL',
+  'METRICS_TOKEN',
+];
+
 /** Null when `name` may be read as a provider key, else why not. */
 export function keyEnvProblem(name: string, access: ProviderAccess): string | null {
+  if (SERVER_SECRET_ENV_NAMES.includes(name)) return 'names a secret of the server itself';
   const prefix = access.keyEnvPrefix;
   if (name.length > prefix.length && name.startsWith(prefix)) return null;
   if (access.keyEnvNames.includes(name)) return null;

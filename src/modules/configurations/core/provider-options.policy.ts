@@ -12,16 +12,6 @@ import { badInput } from '../../../common/refusal';
 /** The most a JSON input value (provider options) may weigh, serialised (docs/security.md). */
 export const MAX_JSON_INPUT_BYTES = 64 * 1024;
 
-/**
- * Environment variables an `openai` configuration may not name as its key: the server's own
- * secrets. Without this an admin could send them to any `baseUrl` as a bearer token.
- */
-export const RESERVED_ENV_NAMES: ReadonlySet<string> = new Set([
-  'STATE_ENCRYPTION_KEY',
-  'DATABASE_URL',
-  'REDIS_URL',
-]);
-
 /** The serialised size of a JSON value in bytes (UTF-8). */
 export function jsonByteLength(value: unknown): number {
   return Buffer.byteLength(JSON.stringify(value ?? null), 'utf8');
@@ -48,9 +38,7 @@ function accessProblems(value: Record<string, unknown>, access: ProviderAccess):
   const problems: OptionsProblem[] = [];
   const { apiKeyEnv, baseUrl } = value;
   if (typeof apiKeyEnv === 'string') {
-    const refused = RESERVED_ENV_NAMES.has(apiKeyEnv)
-      ? 'names a secret of the server itself'
-      : keyEnvProblem(apiKeyEnv, access);
+    const refused = keyEnvProblem(apiKeyEnv, access);
     if (refused) problems.push({ path: '/apiKeyEnv', message: refused });
   }
   if (typeof baseUrl === 'string') {
