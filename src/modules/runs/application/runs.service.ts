@@ -13,7 +13,7 @@ import { resolveProcess } from '../core/process-resolution';
 import { mayShowPage, PageAccessLookup, PagesService } from '../../content';
 import { callsForViewer, pendingPageIds } from '../core/pending-visibility';
 import { mayKnowRun, runAccess } from '../core/run-access.policy';
-import { CANCELLABLE_STATUSES, isWaiting } from '../core/run-status';
+import { CANCELLABLE_STATUSES, isWaiting, WAITING_STATUSES } from '../core/run-status';
 import { RunsRepository } from '../persistence/runs.repository';
 import type { RunView } from '../core/run-view';
 import { RunExecutor } from './run-executor';
@@ -223,8 +223,9 @@ export class RunsService {
    * run was no longer waiting.
    */
   async withdrawWaiting(tx: Tx, runId: string): Promise<boolean> {
-    const from = ['WAITING_FOR_APPROVAL', 'WAITING_FOR_INPUT'] as const;
-    return (await this.settler.settleIn(tx, { runId, from }, { kind: 'CANCELLED' })) !== null;
+    return (
+      (await this.settler.settleIn(tx, { runId, from: WAITING_STATUSES }, { kind: 'CANCELLED' })) !== null
+    );
   }
 
   /** A run by id, no access check (the caller has done its own). */

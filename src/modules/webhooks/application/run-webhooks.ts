@@ -3,7 +3,14 @@ import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
 import { DecisionListeners, InboxService, type RecordedDecision } from '../../approvals';
 import { PrincipalsService } from '../../auth';
-import { callsForViewer, RunSettlements, RunsService, type RunSettled } from '../../runs';
+import {
+  callsForViewer,
+  isTerminal,
+  isWaiting,
+  RunSettlements,
+  RunsService,
+  type RunSettled,
+} from '../../runs';
 import {
   decisionRecordedData,
   runExpiredData,
@@ -17,13 +24,10 @@ import { WebhookOutbox } from './webhook-outbox';
 /** A waiting event names at most this many approvers (and says when there were more). */
 export const MAX_APPROVERS = 100;
 
-const FINISHED = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
-const WAITING = new Set(['WAITING_FOR_APPROVAL', 'WAITING_FOR_INPUT']);
-
 /** The event a settle reports, if any. */
 function settleEventType(event: RunSettled): 'run.waiting' | 'run.settled' | null {
-  if (WAITING.has(event.status)) return 'run.waiting';
-  return FINISHED.has(event.status) ? 'run.settled' : null;
+  if (isWaiting(event.status)) return 'run.waiting';
+  return isTerminal(event.status) ? 'run.settled' : null;
 }
 
 /**
