@@ -4,6 +4,7 @@
  * owner may not show or edit is an `{ ok: false }` result (the model reads it as a tool
  * error), never an exception. An exception means a fault (the database is down).
  */
+import { PAGE_TEXT_FIELDS, type PageTextField } from '../../common/page-text';
 
 /** The run's owner: the initiating user, as whom tools run (never the decider). */
 export interface RunOwner {
@@ -17,11 +18,11 @@ export interface PageLocator {
   readonly workspaceId: number;
 }
 
-/** The editable fields of a page text. */
-export type PageField = 'title' | 'body' | 'seoTitle' | 'seoDescription';
+/** The editable fields of a page text (the content module's, `common/page-text`). */
+export type PageField = PageTextField;
 
 /** The fields `pages_update` may change, in the order previews list them. */
-export const PAGE_FIELDS: readonly PageField[] = ['title', 'body', 'seoTitle', 'seoDescription'];
+export const PAGE_FIELDS: readonly PageField[] = PAGE_TEXT_FIELDS;
 
 /** Current values of a page text's editable fields (null: not set). */
 export type PageFields = Readonly<Record<PageField, string | null>>;

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { characterCount, firstCharacters, PAGE_TEXT_LIMITS } from '../../common/page-text';
 import type { ToolArguments } from '../runtime/types';
 import {
   PAGE_FIELDS,
@@ -28,10 +29,10 @@ export const pagesUpdateTool: ToolDefinition = {
     additionalProperties: false,
     properties: {
       ...PAGE_LOCATOR_PROPERTIES,
-      title: { type: 'string', minLength: 1, maxLength: 500 },
-      body: { type: 'string', maxLength: 200000 },
-      seoTitle: { type: 'string', maxLength: 500 },
-      seoDescription: { type: 'string', maxLength: 5000 },
+      title: { type: 'string', minLength: 1, maxLength: PAGE_TEXT_LIMITS.title },
+      body: { type: 'string', maxLength: PAGE_TEXT_LIMITS.body },
+      seoTitle: { type: 'string', maxLength: PAGE_TEXT_LIMITS.seoTitle },
+      seoDescription: { type: 'string', maxLength: PAGE_TEXT_LIMITS.seoDescription },
     },
     required: ['pageId', 'languageId'],
     anyOf: PAGE_FIELDS.map((f) => ({ required: [f] })),
@@ -96,13 +97,19 @@ export function previewLines(current: PageFields, change: PageChange): string[] 
   return lines.length > 0 ? lines : ['no change'];
 }
 
-/** A value on one line: quoted, cut at 200 characters with its length and a fingerprint. */
+/**
+ * A value on one line: quoted, cut at 200 characters with its length in characters (as the
+ * limits count them: an emoji is one, and is never cut in two) and a fingerprint.
+ */
 function showValue(value: string | null): string {
   if (value === null || value === '') return '(empty)';
+  // why: no more UTF-16 units than the cut means no more characters either, without a scan
   if (value.length <= PREVIEW_VALUE_CHARS) return JSON.stringify(value);
+  const chars = characterCount(value);
+  if (chars <= PREVIEW_VALUE_CHARS) return JSON.stringify(value);
   // why: a cut value still changes the line when any part of it changes, so the resume check
   // (recomputed preview differs -> re-suspend) also sees edits past the cut.
   const fingerprint = createHash('sha256').update(value).digest('hex').slice(0, 12);
-  const head = JSON.stringify(value.slice(0, PREVIEW_VALUE_CHARS));
-  return `${head}… (${value.length} chars, #${fingerprint})`;
+  const head = JSON.stringify(firstCharacters(value, PREVIEW_VALUE_CHARS));
+  return `${head}… (${chars} chars, #${fingerprint})`;
 }

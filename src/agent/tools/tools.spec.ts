@@ -1,3 +1,4 @@
+import { PAGE_TEXT_LIMITS } from '../../common/page-text';
 import { ABOUT, HOME } from '../testing/fixtures';
 import { InMemoryContent } from '../testing/in-memory-content';
 import { BUILTIN_TOOLS, createDefaultToolRegistry } from './builtins';
@@ -169,6 +170,21 @@ describe('pages_update', () => {
 
   it('declares a write', () => {
     expect(pagesUpdateTool.writes).toBe(true);
+  });
+
+  it("tells the model the content module's limits, in characters: 500 emoji pass, 501 do not", async () => {
+    expect(await previewCall(tools, call('pages_update', { seoTitle: '🚀'.repeat(500) }), ctx)).toEqual([
+      // cut at 200 characters, counted as characters: no emoji is split, none counted twice
+      expect.stringMatching(/^seoTitle: "Demo: home" -> "(🚀){200}"… \(500 chars, #[0-9a-f]{12}\)$/u),
+    ]);
+    for (const [field, limit] of Object.entries(PAGE_TEXT_LIMITS)) {
+      const tooLong = field === 'body' ? 'x'.repeat(limit + 1) : '🚀'.repeat(limit + 1);
+      expect(await previewCall(tools, call('pages_update', { [field]: tooLong }), ctx)).toEqual([
+        expect.stringMatching(
+          new RegExp(`^Invalid arguments: .*${field}.*must NOT have more than ${limit} characters`),
+        ),
+      ]);
+    }
   });
 });
 

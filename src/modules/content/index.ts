@@ -21,5 +21,3 @@ export type { ContentGroupPermissions, ContentUser, PageAccessRef } from './core
 export { languageNotAccessible, pageNotAccessible } from './core/content.refusals';
 export { LIVE_WORKSPACE } from './core/content.types';
 export type { PageSearchHit, PageTextView, PageView, SiteLanguageView, SiteView } from './core/content.types';
-export { PAGE_TEXT_FIELDS, PAGE_TEXT_LIMITS, pageTextChanges } from './core/page-text-changes';
-export type { PageTextChange, PageTextField, PageTextFields, PageTextPatch } from './core/page-text-changes';

@@ -20,7 +20,7 @@ export type { Checkpoint } from './core/checkpoint';
 export { RunModel, RunStatusEnum, PendingTurnModel } from './graphql/run.model';
 export { toRunModel, rowOf } from './graphql/run.mapper';
 export { INBOX_TOPIC } from './application/run-events';
-export { isWaiting, isTerminal, WAITING_STATUSES } from './core/run-status';
+export { isWaiting, isTerminal, UNFINISHED_STATUSES, WAITING_STATUSES } from './core/run-status';
 export { WorkSignal, WORK_TOPIC, WORK_CHANNEL } from './application/work-signal';
 export { choosePath, needsWorkerCount, type ExecutionPath } from './core/path-choice';
 export { RunSettlements } from './application/run-settlements';

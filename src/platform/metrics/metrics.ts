@@ -43,8 +43,15 @@ export type DecisionPathLabel = 'inline' | 'durable';
 
 /** The database's figures at a scrape. */
 export interface RunCensus {
-  /** Runs not yet finished, by status (finished runs only ever grow: not counted). */
+  /**
+   * Runs not yet finished, by status, every unfinished status present (0 where none is in it);
+   * finished runs only ever grow: not counted.
+   */
   readonly unfinishedByStatus: Readonly<Record<string, number>>;
+  /** Runs waiting for a person (approval or input). */
+  readonly waiting: number;
+  /** Decisions recorded for the durable path, not yet taken by a worker. */
+  readonly decisionsRecorded: number;
   /** Seconds the longest-waiting run (approval or input) has waited; null when none waits. */
   readonly oldestWaitingSeconds: number | null;
   readonly liveWorkers: number;

@@ -22,8 +22,14 @@ describe('page text changes', () => {
     });
   });
 
+  it('takes values up to their limit in characters, not UTF-16 units', () => {
+    const title = '🚀'.repeat(500);
+    expect(pageTextChanges(current, { title })).toEqual([{ field: 'title', from: 'Home', to: title }]);
+  });
+
   it.each([
     [{ title: '' }, 'title'],
+    [{ title: '🚀'.repeat(501) }, 'title'],
     [{ title: null }, 'title'],
     [{ body: null }, 'body'],
     [{ seoTitle: 5 }, 'seoTitle'],

@@ -1,3 +1,9 @@
+import {
+  exceedsPageTextLimit,
+  PAGE_TEXT_FIELDS,
+  PAGE_TEXT_LIMITS,
+  type PageTextField,
+} from '../../../common/page-text';
 import { badInput } from '../../../common/refusal';
 
 /** The editable fields of a page's text in one language and workspace. */
@@ -7,11 +13,6 @@ export interface PageTextFields {
   readonly seoTitle: string | null;
   readonly seoDescription: string | null;
 }
-
-export type PageTextField = keyof PageTextFields;
-
-/** The order in which changes and preview lines are listed. */
-export const PAGE_TEXT_FIELDS: readonly PageTextField[] = ['title', 'body', 'seoTitle', 'seoDescription'];
 
 /**
  * A requested change of a page text. An absent (undefined) field stays as it is; `null`
@@ -31,14 +32,6 @@ export interface PageTextChange {
   readonly to: string | null;
 }
 
-/** Longest value each field takes (title and SEO title are varchar(500) columns). */
-export const PAGE_TEXT_LIMITS: Readonly<Record<PageTextField, number>> = {
-  title: 500,
-  body: 200_000,
-  seoTitle: 500,
-  seoDescription: 5_000,
-};
-
 /** The text a page gets in a language where it has none yet. */
 export const EMPTY_PAGE_TEXT: PageTextFields = { title: '', body: '', seoTitle: null, seoDescription: null };
 
@@ -47,7 +40,7 @@ function checkField(field: PageTextField, value: unknown): void {
   const nullable = field === 'seoTitle' || field === 'seoDescription';
   if (value === null && nullable) return;
   if (typeof value !== 'string') throw badInput(`${field} must be a string`, { field });
-  if (value.length > PAGE_TEXT_LIMITS[field]) {
+  if (exceedsPageTextLimit(field, value)) {
     throw badInput(`${field} is longer than ${PAGE_TEXT_LIMITS[field]} characters`, { field });
   }
   if (field === 'title' && value.trim() === '') throw badInput('title must not be blank', { field });

@@ -13,6 +13,10 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
 
 export const TERMINAL_STATUSES: readonly RunStatus[] = ['COMPLETED', 'FAILED', 'CANCELLED'];
 export const WAITING_STATUSES: readonly RunStatus[] = ['WAITING_FOR_APPROVAL', 'WAITING_FOR_INPUT'];
+/** Every status of a run that has not finished, in {@link RUN_STATUSES} order. */
+export const UNFINISHED_STATUSES: readonly RunStatus[] = RUN_STATUSES.filter(
+  (s) => !TERMINAL_STATUSES.includes(s),
+);
 /** States a cancel may leave from. */
 export const CANCELLABLE_STATUSES: readonly RunStatus[] = ['QUEUED', 'RUNNING', ...WAITING_STATUSES];
 

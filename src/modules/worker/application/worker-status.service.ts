@@ -5,6 +5,7 @@ import { APP_CONFIG } from '../../../config/config.module';
 import { RequestContext } from '../../../platform/auth/request-context';
 import { forbidden } from '../../../common/refusal';
 import type { RunCensus } from '../../../platform/metrics/metrics';
+import { UNFINISHED_STATUSES, WAITING_STATUSES } from '../../runs';
 import { healthProblems, WorkerFigures } from '../core/worker-health';
 import { WorkBacklogRepository } from '../persistence/work-backlog.repository';
 import { WorkerHeartbeatRepository } from '../persistence/worker-heartbeat.repository';
@@ -46,8 +47,11 @@ export class WorkerStatusService {
   /** What `/metrics` reads at each scrape: unfinished runs by status, the oldest wait, live workers. */
   async census(): Promise<RunCensus> {
     const runs = await this.backlog.unfinishedRuns();
+    const count = (status: string) => runs.byStatus[status] ?? 0;
     return {
-      unfinishedByStatus: runs.byStatus,
+      unfinishedByStatus: Object.fromEntries(UNFINISHED_STATUSES.map((s) => [s, count(s)])),
+      waiting: WAITING_STATUSES.reduce((sum, s) => sum + count(s), 0),
+      decisionsRecorded: count('DECISION_RECORDED'),
       oldestWaitingSeconds: runs.oldestWaitingSeconds,
       liveWorkers: await this.heartbeats.countLive(this.config.workerLivenessSeconds),
     };

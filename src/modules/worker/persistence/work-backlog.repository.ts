@@ -1,7 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { managerOf } from '../../../platform/database/transaction-runner';
+import { UNFINISHED_STATUSES } from '../../runs';
 import type { WorkerFigures } from '../core/worker-health';
+
+/**
+ * The runs module's unfinished statuses as SQL literals. why literals, not a parameter: the
+ * planner proves `status IN (<constants>)` implies `run_unfinished_idx`'s predicate and reads
+ * that partial index; a parameter it cannot prove anything of.
+ */
+const UNFINISHED_LITERALS = UNFINISHED_STATUSES.map((s) => `'${s}'`).join(', ');
 
 /** The work waiting for workers, as `workerStatus` reports it. */
 export type WorkBacklog = Omit<WorkerFigures, 'liveWorkers'>;
@@ -56,7 +64,7 @@ export class WorkBacklogRepository {
       `SELECT status, count(*)::int AS n,
               floor(extract(epoch FROM now() - min(waiting_since)))::int AS oldest
          FROM run
-        WHERE status IN ('QUEUED', 'RUNNING', 'WAITING_FOR_APPROVAL', 'WAITING_FOR_INPUT', 'DECISION_RECORDED')
+        WHERE status IN (${UNFINISHED_LITERALS})
         GROUP BY status`,
     );
     const byStatus: Record<string, number> = {};
