@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { StateUnreadableError } from '../../../src/agent';
 import type { AppConfig } from '../../../src/config/app-config';
 import type { ConfigurationsService } from '../../../src/modules/configurations';
+import type { PrincipalsService } from '../../../src/modules/auth';
+import type { PagesService } from '../../../src/modules/content';
 import type { RunExecutor } from '../../../src/modules/runs/application/run-executor';
 import { StateVault } from '../../../src/modules/runs/application/state-vault';
 import type { Checkpoint } from '../../../src/modules/runs/core/checkpoint';
@@ -88,6 +90,8 @@ describe('encrypted run state on a real database', () => {
       executor,
       settlerFor(kit, { publish: (_t: string, p: unknown) => Promise.resolve(void published.push(p)) }),
       { getById: () => Promise.reject(new Error('not reached')) } as unknown as ConfigurationsService,
+      { load: () => Promise.reject(new Error('not reached')) } as unknown as PrincipalsService,
+      { defaultPageId: () => Promise.reject(new Error('not reached')) } as unknown as PagesService,
       config,
     );
     const picker = new QueuedRunPicker(queued, executor, config, {

@@ -3,8 +3,12 @@ import { RunClaimsRepository } from '../persistence/run-claims.repository';
 import { StateUnreadableError } from '../../../agent';
 import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
-import { ConfigurationsService } from '../../configurations';
+import { PrincipalsService } from '../../auth';
+import { ConfigurationsService, type ConfigurationSettings } from '../../configurations';
+import { PagesService } from '../../content';
+import type { AuthUser } from '../../../platform/auth/auth-user';
 import type { Checkpoint } from '../core/checkpoint';
+import type { RunView } from '../core/run-view';
 import { pickupPlan, UNREADABLE_CHECKPOINT_MESSAGE } from '../core/pickup.policy';
 import { type ClaimedRun } from '../persistence/runs.repository';
 import { RunExecutor } from './run-executor';
@@ -29,6 +33,8 @@ export class QueuedRuns {
     private readonly executor: RunExecutor,
     private readonly settler: RunSettler,
     private readonly configurations: ConfigurationsService,
+    private readonly principals: PrincipalsService,
+    private readonly pages: PagesService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -58,11 +64,33 @@ export class QueuedRuns {
     const plan = pickupPlan(checkpoint);
     if (plan.kind === 'fail') return this.fail(claim, plan.message);
     if (checkpoint.kind === 'decided') return 'decided';
-    const configuration = await this.configurations.getById(run.configurationId);
+    const { configuration, owner, pageId } = await this.startReads(run);
     // why: a decision whose continuation was cut off past its first write is finished from a
     // plain checkpoint here; the settler still records its outcome when the run settles.
-    this.executor.launch({ lease, run, configuration, checkpoint }, start);
+    this.executor.launch({ lease, run, configuration, checkpoint, owner, pageId }, start);
     return 'launched';
+  }
+
+  /**
+   * What a start reads before its first step: the configuration, the owner and, for a run
+   * without a subject page, the page its tools default to. why side by side: read one after
+   * another (the owner and the page by the segment, in its slot) they were three round trips
+   * between the claim and the first step, 0.3-0.8 ms each on the bench's machine.
+   */
+  private async startReads(
+    run: RunView,
+  ): Promise<{ configuration: ConfigurationSettings; owner?: AuthUser; pageId?: number }> {
+    const [configuration, owner, defaultPage] = await Promise.all([
+      this.configurations.getById(run.configurationId),
+      this.principals.load(run.ownerId),
+      run.subjectPageId === null ? this.pages.defaultPageId() : undefined,
+    ]);
+    return {
+      configuration,
+      // a missing owner is the segment's to find and fail the run over, as before
+      ...(owner ? { owner } : {}),
+      ...(run.subjectPageId === null ? { pageId: defaultPage ?? 0 } : {}),
+    };
   }
 
   private async fail(claim: ClaimedRun, message: string): Promise<'failed'> {

@@ -2,6 +2,8 @@ import { Logger } from '@nestjs/common';
 import { StateUnreadableError } from '../../../agent';
 import type { AppConfig } from '../../../config/app-config';
 import type { ConfigurationsService } from '../../configurations';
+import type { PrincipalsService } from '../../auth';
+import type { PagesService } from '../../content';
 import type { RecordedDecisions } from '../../approvals';
 import {
   QueuedRuns,
@@ -83,6 +85,8 @@ function setup(queue: ClaimedRun[], recorded: string[] = [], workerPrefetch = 0)
     executor as unknown as RunExecutor,
     settler as unknown as RunSettler,
     configurations as unknown as ConfigurationsService,
+    { load: (id: number) => Promise.resolve({ id }) } as unknown as PrincipalsService,
+    { defaultPageId: () => Promise.resolve(1) } as unknown as PagesService,
     config,
   );
   const picker = new QueuedRunPicker(
