@@ -22,6 +22,7 @@ export { toRunModel, rowOf } from './graphql/run.mapper';
 export { INBOX_TOPIC } from './application/run-events';
 export { isWaiting, isTerminal, UNFINISHED_STATUSES, WAITING_STATUSES } from './core/run-status';
 export { WorkSignal, WORK_TOPIC, WORK_CHANNEL } from './application/work-signal';
+export { WorkerPresence } from './application/worker-presence';
 export { choosePath, needsWorkerCount, type ExecutionPath } from './core/path-choice';
 export { RunSettlements } from './application/run-settlements';
 export { callsForViewer } from './core/pending-visibility';

@@ -1,3 +1,5 @@
+import { WorkerPresence } from './application/worker-presence';
+import { WorkerHeartbeatRepository } from './persistence/worker-heartbeat.repository';
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth';
 import { ConfigurationsModule } from '../configurations';
@@ -61,6 +63,8 @@ import { RunBudget } from './application/run-budget';
     RunEventsPublisher,
     LiveAnswers,
     RunExecutor,
+    WorkerHeartbeatRepository,
+    WorkerPresence,
     RunsService,
     RunTraceService,
     RunProgressService,
@@ -83,6 +87,7 @@ import { RunBudget } from './application/run-budget';
     RunEventsPublisher,
     LiveAnswers,
     WorkSignal,
+    WorkerPresence,
   ],
 })
 export class RunsModule {}

@@ -16,7 +16,6 @@ import { WorkListener } from './application/work-listener';
 import { WebhookDeliveryLoop } from './application/webhook-delivery-loop';
 import { WorkerStatusResolver } from './graphql/worker-status.resolver';
 import { WorkBacklogRepository } from './persistence/work-backlog.repository';
-import { WorkerHeartbeatRepository } from './persistence/worker-heartbeat.repository';
 
 /**
  * The worker of this process: the pickup of queued runs and recorded decisions, the reaper,
@@ -27,7 +26,6 @@ import { WorkerHeartbeatRepository } from './persistence/worker-heartbeat.reposi
 @Module({
   imports: [RunsModule, ConfigurationsModule, ApprovalsModule, WebhooksModule],
   providers: [
-    WorkerHeartbeatRepository,
     WorkBacklogRepository,
     WorkerHeartbeat,
     QueuedRunPicker,

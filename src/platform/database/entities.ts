@@ -2,7 +2,7 @@
 // the one place in platform/ allowed to reach into the modules' persistence folders.
 import { ConversationEntity } from '../../modules/conversations/persistence/conversation.entity';
 import { MessageEntity } from '../../modules/conversations/persistence/message.entity';
-import { WorkerHeartbeatEntity } from '../../modules/worker/persistence/worker-heartbeat.entity';
+import { WorkerHeartbeatEntity } from '../../modules/runs/persistence/worker-heartbeat.entity';
 import { DecisionEntity } from '../../modules/approvals/persistence/decision.entity';
 import { ApprovalVoteEntity } from '../../modules/approvals/persistence/approval-vote.entity';
 import { ApiTokenEntity } from '../../modules/auth/persistence/api-token.entity';

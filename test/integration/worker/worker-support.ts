@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../../../src/config/app-config';
 import { WorkerHeartbeat } from '../../../src/modules/worker';
-import { WorkerHeartbeatRepository } from '../../../src/modules/worker/persistence/worker-heartbeat.repository';
+import { WorkerPresence } from '../../../src/modules/runs';
 
 /** The configuration the worker services read in these tests. */
 export const TEST_WORKER_CONFIG = {
@@ -13,7 +13,7 @@ export const TEST_WORKER_CONFIG = {
 } as unknown as AppConfig;
 
 export function heartbeatOn(ds: DataSource, config: AppConfig = TEST_WORKER_CONFIG): WorkerHeartbeat {
-  return new WorkerHeartbeat(new WorkerHeartbeatRepository(ds), config);
+  return new WorkerHeartbeat(WorkerPresence.over(ds, config));
 }
 
 export interface HeartbeatRow {

@@ -24,6 +24,7 @@ import { RunExecutor } from './run-executor';
 import { StateVault } from './state-vault';
 import { ClaimsInFlight } from './claims-in-flight';
 import { WorkSignal } from './work-signal';
+import { WorkerPresence } from './worker-presence';
 
 type WaitingStatus = 'WAITING_FOR_APPROVAL' | 'WAITING_FOR_INPUT';
 
@@ -90,6 +91,7 @@ export class RunDecisions {
     private readonly signal: WorkSignal,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: Metrics,
+    private readonly presence: WorkerPresence,
   ) {}
 
   /** The paused state a waiting run holds; STATE_UNREADABLE where it cannot be read (it keeps waiting). */
@@ -110,7 +112,7 @@ export class RunDecisions {
 
   /** Workers whose heartbeat is fresh: whether the durable path has anyone to carry it out. */
   async liveWorkers(): Promise<number> {
-    return this.reads.countLiveWorkers(this.config.workerLivenessSeconds);
+    return this.presence.liveWorkers();
   }
 
   /**

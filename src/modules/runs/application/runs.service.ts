@@ -26,6 +26,7 @@ import { TransactionRunner, type Tx } from '../../../platform/database/transacti
 import { RunAdmission } from './run-admission';
 import type { QueuedTurn, StartRunCommand, TurnCommand } from './run-commands';
 import { QueuedRuns } from './queued-runs';
+import { WorkerPresence } from './worker-presence';
 
 export type { QueuedTurn, StartRunCommand, TurnCommand } from './run-commands';
 
@@ -62,6 +63,7 @@ export class RunsService {
     private readonly settler: RunSettler,
     private readonly admission: RunAdmission,
     private readonly queued: QueuedRuns,
+    private readonly presence: WorkerPresence,
     private readonly transactions: TransactionRunner,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -103,9 +105,7 @@ export class RunsService {
       maxIterations,
       checkpoint: this.vault.seal(id, checkpoint),
     };
-    const live = needsWorkerCount(null, this.config.decisionPath)
-      ? await this.reads.countLiveWorkers(this.config.workerLivenessSeconds)
-      : 0;
+    const live = needsWorkerCount(null, this.config.decisionPath) ? await this.presence.liveWorkers() : 0;
     const durable = choosePath(null, this.config.decisionPath, live) === 'DURABLE';
     const lease = { runId: id, token: randomUUID(), claimedBy: this.executor.instanceId };
     await this.transactions.run(async () => {
@@ -192,9 +192,7 @@ export class RunsService {
    * instance's reconcile picks it up.
    */
   async dispatchTurn(runId: string): Promise<'QUEUED' | 'STARTED' | 'WAITING'> {
-    const live = needsWorkerCount(null, this.config.decisionPath)
-      ? await this.reads.countLiveWorkers(this.config.workerLivenessSeconds)
-      : 0;
+    const live = needsWorkerCount(null, this.config.decisionPath) ? await this.presence.liveWorkers() : 0;
     if (choosePath(null, this.config.decisionPath, live) === 'DURABLE') {
       await this.signal.notify();
       return 'QUEUED';

@@ -122,13 +122,4 @@ export class RunReadsRepository {
     );
     return rows.length > 0;
   }
-
-  /** Workers whose heartbeat is fresher than `livenessSeconds`. */
-  async countLiveWorkers(livenessSeconds: number): Promise<number> {
-    const rows: Array<{ n: number }> = await this.m().query(
-      `SELECT count(*)::int AS n FROM worker_heartbeat WHERE last_seen > now() - make_interval(secs => $1)`,
-      [livenessSeconds],
-    );
-    return rows[0]?.n ?? 0;
-  }
 }

@@ -1,8 +1,6 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import type { AppConfig } from '../../../config/app-config';
-import { APP_CONFIG } from '../../../config/config.module';
-import { WorkerHeartbeatRepository } from '../persistence/worker-heartbeat.repository';
+import { WorkerPresence } from '../../runs';
 
 /** How often a running worker refreshes its heartbeat row (idle too). */
 export const HEARTBEAT_INTERVAL_MS = 10_000;
@@ -24,10 +22,7 @@ export class WorkerHeartbeat {
   private timer: NodeJS.Timeout | null = null;
   private inFlight: Promise<void> | null = null;
 
-  constructor(
-    private readonly repository: WorkerHeartbeatRepository,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  constructor(private readonly presence: WorkerPresence) {}
 
   /** True between `start` and `stop`. */
   get beating(): boolean {
@@ -45,7 +40,7 @@ export class WorkerHeartbeat {
     this.timer = setInterval(() => void this.beat(), HEARTBEAT_INTERVAL_MS);
     // why: the interval alone must not keep a process alive that is otherwise done.
     this.timer.unref();
-    await this.repository
+    await this.presence
       .pruneOlderThan(HEARTBEAT_PRUNE_SECONDS)
       .catch((err: unknown) => this.logger.warn({ err }, 'could not prune old heartbeat rows'));
     await this.beat();
@@ -57,7 +52,7 @@ export class WorkerHeartbeat {
     if (!this.timer || !this.name) return;
     // why: one write at a time, so `stop` can wait for it and no beat lands after the delete.
     if (this.inFlight) return this.inFlight;
-    this.inFlight = this.repository
+    this.inFlight = this.presence
       .beat(this.workerId, this.name)
       .catch((err: unknown) => this.logger.warn({ err }, 'heartbeat write failed'))
       .finally(() => {
@@ -73,7 +68,7 @@ export class WorkerHeartbeat {
     this.timer = null;
     await this.inFlight;
     try {
-      await this.repository.remove(this.workerId);
+      await this.presence.remove(this.workerId);
     } catch (err) {
       this.logger.warn({ err }, 'could not delete the heartbeat row; it goes stale on its own');
     }
@@ -81,6 +76,6 @@ export class WorkerHeartbeat {
 
   /** How many workers are live now (heartbeat within WORKER_LIVENESS_SECONDS), this one included. */
   liveWorkers(): Promise<number> {
-    return this.repository.countLive(this.config.workerLivenessSeconds);
+    return this.presence.liveWorkers();
   }
 }

@@ -1,14 +1,12 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import type { AppConfig } from '../../../config/app-config';
-import { APP_CONFIG } from '../../../config/config.module';
 import { RequestContext } from '../../../platform/auth/request-context';
 import { forbidden } from '../../../common/refusal';
 import type { RunCensus } from '../../../platform/metrics/metrics';
-import { UNFINISHED_STATUSES, WAITING_STATUSES } from '../../runs';
+import { UNFINISHED_STATUSES, WAITING_STATUSES, WorkerPresence } from '../../runs';
 import { healthProblems, WorkerFigures } from '../core/worker-health';
 import { WorkBacklogRepository } from '../persistence/work-backlog.repository';
-import { WorkerHeartbeatRepository } from '../persistence/worker-heartbeat.repository';
 
 /** The worker figures with the verdict and, when unhealthy, why. */
 export interface WorkerStatus extends WorkerFigures {
@@ -24,17 +22,15 @@ export interface WorkerStatus extends WorkerFigures {
 @Injectable()
 export class WorkerStatusService {
   constructor(
-    private readonly heartbeats: WorkerHeartbeatRepository,
+    private readonly presence: WorkerPresence,
     private readonly backlog: WorkBacklogRepository,
-    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'workerLivenessSeconds'>,
   ) {}
 
   /** The service over a data source of its own, outside the Nest container (the CLI). */
   static over(dataSource: DataSource, config: Pick<AppConfig, 'workerLivenessSeconds'>): WorkerStatusService {
     return new WorkerStatusService(
-      new WorkerHeartbeatRepository(dataSource),
+      WorkerPresence.over(dataSource, config),
       new WorkBacklogRepository(dataSource),
-      config,
     );
   }
 
@@ -53,13 +49,13 @@ export class WorkerStatusService {
       waiting: WAITING_STATUSES.reduce((sum, s) => sum + count(s), 0),
       decisionsRecorded: count('DECISION_RECORDED'),
       oldestWaitingSeconds: runs.oldestWaitingSeconds,
-      liveWorkers: await this.heartbeats.countLive(this.config.workerLivenessSeconds),
+      liveWorkers: await this.presence.liveWorkers(),
     };
   }
 
   /** The figures and the verdict, for the API and the CLI alike; no access check. */
   async read(): Promise<WorkerStatus> {
-    const liveWorkers = await this.heartbeats.countLive(this.config.workerLivenessSeconds);
+    const liveWorkers = await this.presence.liveWorkers();
     const figures: WorkerFigures = { liveWorkers, ...(await this.backlog.backlog()) };
     const problems = healthProblems(figures);
     return { ...figures, healthy: problems.length === 0, problems };
