@@ -112,8 +112,10 @@ describe('workers hear of work from the write that made it', () => {
     const inserts = started.log.statements.filter((s) => /INSERT INTO run \(/.test(s.text));
     expect(inserts).toHaveLength(1);
     expect(inserts[0]!.text).toMatch(
-      /^WITH queued AS \( INSERT INTO run .* SELECT pg_notify\('countersign_work', ''\) FROM queued$/,
+      /^WITH queued AS \( INSERT INTO run .* SELECT queued\."id", .*, pg_notify\('countersign_work', ''\) FROM queued$/,
     );
+    // the answer is the row the insert returned: the start does not read the run back
+    expect(started.log.statements.filter((s) => /FROM run r WHERE r\.id = \$1/.test(s.text))).toEqual([]);
     expect(await waitForRest(t, started.result.id)).toBe('WAITING_FOR_APPROVAL');
   });
 });

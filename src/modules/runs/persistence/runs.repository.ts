@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { directQuery } from '../../../platform/database/direct-query';
+import { EntityColumns } from '../../../platform/database/entity-columns';
 import { managerOf } from '../../../platform/database/transaction-runner';
 import {
   affectsOne,
@@ -12,6 +13,8 @@ import {
   type NewRun,
   type StoredStep,
 } from './run-rows';
+import type { RunView } from '../core/run-view';
+import { RunEntity } from './run.entity';
 
 export type {
   CarriedCompletion,
@@ -79,20 +82,32 @@ function stepParams(lease: Lease, steps: readonly StoredStep[], leaseSeconds: nu
 
 @Injectable()
 export class RunsRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  /** A run's columns as an insert returns them (`run."id"`, ...). */
+  private readonly inserts: EntityColumns<RunView>;
+  /** The same columns read from the insert's CTE (`queued."id"`, ...). */
+  private readonly queued: EntityColumns<RunView>;
+
+  constructor(private readonly dataSource: DataSource) {
+    this.inserts = new EntityColumns<RunView>(dataSource, RunEntity, 'run');
+    this.queued = new EntityColumns<RunView>(dataSource, RunEntity, 'queued');
+  }
 
   /** The transaction in progress (TransactionRunner), else the pool. */
   private m(): EntityManager {
     return managerOf(this.dataSource);
   }
 
-  /** Inserts a run that starts RUNNING under the caller's lease (synchronous start). */
-  async insertRunning(run: NewRun, lease: Lease, leaseSeconds: number): Promise<void> {
-    await this.m().query(
+  /**
+   * Inserts a run that starts RUNNING under the caller's lease (synchronous start); the row as
+   * stored. why returned: the start answers with the run, and reading it back was a round trip.
+   */
+  async insertRunning(run: NewRun, lease: Lease, leaseSeconds: number): Promise<RunView> {
+    const rows: unknown = await this.m().query(
       `INSERT INTO run (id, configuration_id, owner_id, workspace_id, subject_page_id, subject_language_id,
          max_iterations, status, checkpoint, claimed_by, lease_token, lease_expires_at, started_at,
          predecessor_run_id, skill_invocation)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, 'RUNNING', $8, $9, $10, now() + make_interval(secs => $11), now(), $12, $13)`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 'RUNNING', $8, $9, $10, now() + make_interval(secs => $11), now(), $12, $13)
+       RETURNING ${this.inserts.sql()}`,
       [
         run.id,
         run.configurationId,
@@ -109,17 +124,22 @@ export class RunsRepository {
         run.skillInvocation ? JSON.stringify(run.skillInvocation) : null,
       ],
     );
+    return this.inserted(rows, run.id);
   }
 
-  /** Inserts a run that waits QUEUED for a worker, and tells the workers LISTENing (`NOTIFY_WORKERS`). */
-  async insertQueued(run: NewRun): Promise<void> {
-    await this.m().query(
+  /**
+   * Inserts a run that waits QUEUED for a worker, and tells the workers LISTENing
+   * (`NOTIFY_WORKERS`); the row as stored.
+   */
+  async insertQueued(run: NewRun): Promise<RunView> {
+    const rows: unknown = await this.m().query(
       `WITH queued AS (
          INSERT INTO run (id, configuration_id, owner_id, workspace_id, subject_page_id, subject_language_id,
            max_iterations, status, checkpoint, predecessor_run_id, skill_invocation, process_pin, dropped_process,
            chat_turn)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, 'QUEUED', $8, $9, $10, $11, $12, $13) RETURNING id)
-       SELECT ${NOTIFY_WORKERS} FROM queued`,
+         VALUES ($1, $2, $3, $4, $5, $6, $7, 'QUEUED', $8, $9, $10, $11, $12, $13)
+         RETURNING ${this.inserts.sql()})
+       SELECT ${this.queued.sql()}, ${NOTIFY_WORKERS} FROM queued`,
       [
         run.id,
         run.configurationId,
@@ -136,6 +156,13 @@ export class RunsRepository {
         run.chatTurn ?? false,
       ],
     );
+    return this.inserted(rows, run.id);
+  }
+
+  private inserted(rows: unknown, id: string): RunView {
+    const run = this.inserts.rows(rows)[0];
+    if (!run) throw new Error(`run ${id}: the insert returned no row`);
+    return run;
   }
 
   /** One step under the lease (`appendRunSteps`): its sequence, or null when the lease was lost. */
