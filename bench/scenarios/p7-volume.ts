@@ -1,19 +1,21 @@
 // P7 (docs/benchmarks.md): data at volume. One database grows from 10^2 to 10^4 to 10^6 runs
 // (10 % waiting, two steps each, seeded through SQL, then vacuumed, analysed and checkpointed);
-// at each size the same list
-// queries go through the API (first page, and a deep page after a cursor in the middle of the
-// list), and the worker's pickup and the reaper's sweep run through the app's repositories.
-// The figure is the ratio of each query's p50 at the largest size over the smallest.
+// at each size the same list queries go through the API (first page, and a deep page after a
+// cursor in the middle of the list), and the worker's pickup and the reaper's sweep run through
+// the app's repositories. A second database stays at the smallest size, with an app of its own,
+// and every sample of a probe is taken on both, one right after the other: the figure is each
+// query's p50 at the largest size over its p50 at the smallest, measured in the same minutes.
 import { encodeCursor } from '../../src/common/cursor';
 import { RunClaimsRepository } from '../../src/modules/runs/persistence/run-claims.repository';
 import { RunReapingRepository } from '../../src/modules/runs/persistence/run-reaping.repository';
 import { bootApp, type BenchApp } from '../support/app';
 import { withBenchDatabase, type BenchDatabase } from '../support/database';
-import { describeEnvironment, type BenchOptions } from '../support/env';
+import { describeEnvironment, type BenchOptions, type Environment } from '../support/env';
+import type { Client } from 'pg';
 import type { GraphQLClient } from '../support/graphql';
 import { rawClient } from '../support/pg';
 import { checkAll, type Check, type Figure } from '../support/report';
-import { msSince, quantile, ratio, summarize, type Summary } from '../support/stats';
+import { msSince, quantile, ratio, summarize } from '../support/stats';
 import { seedRuns, SEEDED_WORKSPACE, type Sql } from '../support/volume';
 import type { Scenario, ScenarioOutcome } from '../scenario';
 
@@ -30,6 +32,8 @@ const FULL_PLAN: Plan = { sizes: [100, 10_000, 1_000_000], samples: 40, chunk: 1
 const QUICK_PLAN: Plan = { sizes: [100, 10_000, 100_000], samples: 25, chunk: 50_000 };
 const OWNERS = ['alice', 'bob', 'carol', 'dave'];
 const TARGET = 1.5;
+/** The size the second database stays at: the first of every plan's sizes. */
+const SMALL = 100;
 const WAITING = `status IN ('WAITING_FOR_APPROVAL', 'WAITING_FOR_INPUT')`;
 const AT = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
@@ -39,10 +43,16 @@ interface Probe {
   readonly run: () => Promise<string | null>;
 }
 
-interface SizeResult {
-  readonly size: number;
+interface Timings {
   readonly p50: Record<string, number>;
   readonly samples: Record<string, number[]>;
+}
+
+/** One size of the growing database, and the smallest size measured beside it. */
+interface SizeResult extends Timings {
+  readonly size: number;
+  /** The same probes on the database kept at the smallest size, in the same window. */
+  readonly small: Timings;
   readonly problems: string[];
 }
 
@@ -61,13 +71,7 @@ const median = (values: number[]): number =>
 type PageSizes = Record<string, { readonly firstRows: number; readonly deepRows: number }>;
 
 /** The list queries through the API, built for the current table (cursors from SQL). */
-async function probes(
-  app: BenchApp,
-  db: BenchDatabase,
-  sql: Sql,
-  stepRun: string,
-  sizes: PageSizes,
-): Promise<Probe[]> {
+async function probes({ app, db, sql, stepRun }: Side, sizes: PageSizes): Promise<Probe[]> {
   const as = (user: string): GraphQLClient => app.gql.as(db.tokens[user]!);
   const [{ alice }] = (await sql(`SELECT id AS alice FROM app_user WHERE username = 'alice'`)) as [
     { alice: number },
@@ -219,99 +223,157 @@ async function settle(sql: Sql): Promise<void> {
   });
 }
 
-async function measure(size: number, list: readonly Probe[], samples: number): Promise<SizeResult> {
+/**
+ * Each probe `samples` times on the growing database and on the one kept at the smallest size,
+ * one right after the other (which goes first alternates). why paired: the machine's speed
+ * drifts by tens of per cent over minutes (a CPU-bound loop here ran 295,000 and then 530,000
+ * hashes/s four minutes apart), and the largest size is probed minutes after the smallest was
+ * seeded; measured in the same window, the drift falls on both sides of the ratio alike.
+ */
+async function measure(
+  size: number,
+  list: readonly Probe[],
+  smallList: readonly Probe[],
+  samples: number,
+): Promise<SizeResult> {
   const problems: string[] = [];
-  for (const probe of list) for (let i = 0; i < 3; i++) await probe.run(); // warm-up: caches, plans
-  const times: Record<string, number[]> = Object.fromEntries(list.map((p) => [p.name, []]));
+  for (const probe of [...list, ...smallList]) for (let i = 0; i < 3; i++) await probe.run(); // warm-up
+  const times = (): Record<string, number[]> => Object.fromEntries(list.map((p) => [p.name, []]));
+  const large = times();
+  const small = times();
+  const timed = async (probe: Probe, into: Record<string, number[]>, label: number) => {
+    const mark = process.hrtime.bigint();
+    const problem = await probe.run();
+    into[probe.name]!.push(msSince(mark));
+    if (problem) problems.push(`${label}: ${problem}`);
+  };
   for (let i = 0; i < samples; i++) {
-    for (const probe of list) {
-      const mark = process.hrtime.bigint();
-      const problem = await probe.run();
-      times[probe.name]!.push(msSince(mark));
-      if (problem) problems.push(`${size}: ${problem}`);
+    for (const [j, probe] of list.entries()) {
+      const pair: Array<[Probe, Record<string, number[]>, number]> = [
+        [probe, large, size],
+        [smallList[j]!, small, SMALL],
+      ];
+      if (i % 2 === 1) pair.reverse();
+      for (const [p, into, label] of pair) await timed(p, into, label);
     }
   }
-  const p50 = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
-  return { size, p50, samples: times, problems };
+  const p50s = (t: Record<string, number[]>) =>
+    Object.fromEntries(Object.entries(t).map(([k, v]) => [k, median(v)]));
+  return { size, p50: p50s(large), samples: large, small: { p50: p50s(small), samples: small }, problems };
 }
 
 function figures(results: readonly SizeResult[], names: readonly string[]): Figure[] {
-  const small = results[0]!;
   const large = results[results.length - 1]!;
   return names.map((name) => {
-    const r = ratio(large.p50[name]!, small.p50[name]!);
+    const r = ratio(large.p50[name]!, large.small.p50[name]!);
     return {
       name: `${name}, p50 at ${large.size.toLocaleString('en')} runs`,
       unit: 'ms',
       ours: summarize(large.samples[name]!),
-      baseline: { label: `the same at ${small.size} runs`, value: summarize(small.samples[name]!) },
+      baseline: {
+        label: `the same at ${SMALL} runs, same window`,
+        value: summarize(large.small.samples[name]!),
+      },
       ratio: summarize([r]),
       target: { text: `<= ${TARGET}x`, met: r <= TARGET },
     };
   });
 }
 
+/** A bench database with its own app, grown and read through `sql`. */
+interface Side {
+  readonly db: BenchDatabase;
+  readonly raw: Client;
+  readonly sql: Sql;
+  readonly app: BenchApp;
+  /** The run with 1,000 steps the steps pages read. */
+  readonly stepRun: string;
+}
+
+/** Boots the app on `db` and seeds the run with 1,000 steps, present at every size. */
+async function openSide(db: BenchDatabase, close: Array<() => Promise<void>>): Promise<Side> {
+  const raw = await rawClient(db.url, 'countersign-bench-p7');
+  close.push(() => raw.end());
+  const sql: Sql = async (text, params) =>
+    (await raw.query(text, params)).rows as Array<Record<string, unknown>>;
+  const app = await bootApp(db, { env: { WORKER_ENABLED: 'false' } });
+  close.push(() => app.close());
+  await seedRuns(sql, { count: 1, owners: ['alice'], waitingEvery: 1_000_000, stepsPerRun: 1_000 });
+  const [{ stepRun }] = (await sql(`SELECT id AS "stepRun" FROM run WHERE workspace_id = $1`, [
+    SEEDED_WORKSPACE,
+  ])) as [{ stepRun: string }];
+  await sql(`UPDATE run SET workspace_id = 1 WHERE workspace_id = $1`, [SEEDED_WORKSPACE]);
+  return { db, raw, sql, app, stepRun };
+}
+
 async function run(options: BenchOptions): Promise<ScenarioOutcome> {
   const plan = options.quick ? QUICK_PLAN : FULL_PLAN;
-  return withBenchDatabase(options.databaseUrl, 'p7', async (db) => {
-    const raw = await rawClient(db.url, 'countersign-bench-p7');
-    const sql: Sql = async (text, params) =>
-      (await raw.query(text, params)).rows as Array<Record<string, unknown>>;
-    const app = await bootApp(db, { env: { WORKER_ENABLED: 'false' } });
-    try {
-      const environment = await describeEnvironment(raw);
-      // A run with 1,000 steps, present at every size: the steps pages read it.
-      await seedRuns(sql, { count: 1, owners: ['alice'], waitingEvery: 1_000_000, stepsPerRun: 1_000 });
-      const [{ stepRun }] = (await sql(`SELECT id AS "stepRun" FROM run WHERE workspace_id = $1`, [
-        SEEDED_WORKSPACE,
-      ])) as [{ stepRun: string }];
-      await sql(`UPDATE run SET workspace_id = 1 WHERE workspace_id = $1`, [SEEDED_WORKSPACE]);
-      const results: SizeResult[] = [];
-      const seeding: Array<{ size: number; runs: number; seconds: number }> = [];
-      let names: string[] = [];
-      const pageSizes: PageSizes = {};
-      for (const size of plan.sizes) {
-        const mark = process.hrtime.bigint();
-        const runs = await growTo(sql, size, plan.chunk);
-        seeding.push({ size, runs, seconds: msSince(mark) / 1000 });
-        const list = await probes(app, db, sql, stepRun, pageSizes);
-        names = list.map((p) => p.name);
-        results.push(await measure(size, list, plan.samples));
-        console.log(
-          `  ${runs} runs: ${names.map((n) => `${n} ${results.at(-1)!.p50[n]!.toFixed(2)} ms`).join('; ')}`,
-        );
+  return withBenchDatabase(options.databaseUrl, 'p7', (db) =>
+    withBenchDatabase(options.databaseUrl, 'p7small', async (smallDb) => {
+      const close: Array<() => Promise<void>> = [];
+      try {
+        const side = await openSide(db, close);
+        const smallSide = await openSide(smallDb, close);
+        const environment = await describeEnvironment(side.raw);
+        await growTo(smallSide.sql, SMALL, plan.chunk);
+        const pageSizes: PageSizes = {};
+        // why first: the page sizes are those of the smallest size (PageSizes)
+        const smallList = await probes(smallSide, pageSizes);
+        const results: SizeResult[] = [];
+        const seeding: Array<{ size: number; runs: number; seconds: number }> = [];
+        let names: string[] = [];
+        for (const size of plan.sizes) {
+          const mark = process.hrtime.bigint();
+          const runs = await growTo(side.sql, size, plan.chunk);
+          seeding.push({ size, runs, seconds: msSince(mark) / 1000 });
+          const list = await probes(side, pageSizes);
+          names = list.map((p) => p.name);
+          const result = await measure(size, list, smallList, plan.samples);
+          results.push(result);
+          const shown = (n: string) =>
+            `${n} ${result.p50[n]!.toFixed(2)} ms (${result.small.p50[n]!.toFixed(2)} at ${SMALL})`;
+          console.log(`  ${runs} runs: ${names.map(shown).join('; ')}`);
+        }
+        return outcome(db, environment, plan, results, names, seeding, pageSizes);
+      } finally {
+        for (const c of close.reverse()) await c();
       }
-      const problems = results.flatMap((r) => r.problems);
-      const checks: Check[] = [
-        checkAll(
-          'every page had its rows (50, or what the list held at the smallest size), deep pages started right after their cursor',
-          results.length * names.length * plan.samples,
-          problems,
-        ),
-        {
-          name: 'every size reached',
-          ok: seeding.every((s) => s.runs >= s.size),
-          detail: seeding.map((s) => `${s.runs} runs (${s.seconds.toFixed(1)} s to seed)`).join(', '),
-        },
-      ];
-      const bySize: Record<string, Record<string, Summary>> = Object.fromEntries(
-        results.map((r) => [
-          String(r.size),
-          Object.fromEntries(names.map((n) => [n, summarize(r.samples[n]!)])),
-        ]),
-      );
-      return {
-        database: db.name,
-        environment,
-        checks,
-        figures: figures(results, names),
-        details: { plan, seeding, pageSizes, bySize },
-      };
-    } finally {
-      await app.close();
-      await raw.end();
-    }
-  });
+    }),
+  );
+}
+
+function outcome(
+  db: BenchDatabase,
+  environment: Environment,
+  plan: Plan,
+  results: readonly SizeResult[],
+  names: readonly string[],
+  seeding: ReadonlyArray<{ size: number; runs: number; seconds: number }>,
+  pageSizes: PageSizes,
+): ScenarioOutcome {
+  const problems = results.flatMap((r) => r.problems);
+  const checks: Check[] = [
+    checkAll(
+      'every page had its rows (50, or what the list held at the smallest size), deep pages started right after their cursor',
+      results.length * names.length * plan.samples * 2,
+      problems,
+    ),
+    {
+      name: 'every size reached',
+      ok: seeding.every((s) => s.runs >= s.size),
+      detail: seeding.map((s) => `${s.runs} runs (${s.seconds.toFixed(1)} s to seed)`).join(', '),
+    },
+  ];
+  const summaries = (t: Timings) => Object.fromEntries(names.map((n) => [n, summarize(t.samples[n]!)]));
+  const bySize = Object.fromEntries(results.map((r) => [String(r.size), summaries(r)]));
+  const smallBySize = Object.fromEntries(results.map((r) => [String(r.size), summaries(r.small)]));
+  return {
+    database: db.name,
+    environment,
+    checks,
+    figures: figures(results, names),
+    details: { plan, seeding, pageSizes, bySize, smallBySize },
+  };
 }
 
 export const P7: Scenario = {
