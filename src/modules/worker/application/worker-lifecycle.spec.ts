@@ -12,9 +12,10 @@ import type { WebhookDeliveryLoop } from './webhook-delivery-loop';
 import type { WorkListener } from './work-listener';
 
 /** A lifecycle over fakes that log what is called, in order. */
-function setup(workerEnabled: boolean, kind: WorkerProcessKind | null = null) {
+function setup(workerEnabled: boolean, kind: WorkerProcessKind | null = null, listening = false) {
   const log: string[] = [];
   const wakes: string[] = [];
+  let busHandler: (() => void) | null = null;
   const part = (name: string) => ({
     start: (arg?: unknown) => {
       log.push(`${name}.start${typeof arg === 'string' ? `(${arg})` : ''}`);
@@ -30,6 +31,7 @@ function setup(workerEnabled: boolean, kind: WorkerProcessKind | null = null) {
   const bus = {
     subscribe: (topic: string, handler: () => void) => {
       log.push(`bus.subscribe(${topic})`);
+      busHandler = handler;
       handler();
       return Promise.resolve(() => Promise.resolve(void log.push('bus.unsubscribe')));
     },
@@ -41,13 +43,13 @@ function setup(workerEnabled: boolean, kind: WorkerProcessKind | null = null) {
     part('retention') as unknown as RetentionSweep,
     part('expiry') as unknown as ExpirySweep,
     part('reconciler') as unknown as DecisionReconciler,
-    part('listener') as unknown as WorkListener,
+    { ...part('listener'), listening } as unknown as WorkListener,
     part('webhooks') as unknown as WebhookDeliveryLoop,
     bus as unknown as EventBus,
     { workerEnabled } as AppConfig,
     kind,
   );
-  return { lifecycle, log, wakes };
+  return { lifecycle, log, wakes, publish: () => busHandler?.() };
 }
 
 describe('WorkerLifecycle', () => {
@@ -66,6 +68,18 @@ describe('WorkerLifecycle', () => {
       'expiry.start',
     ]);
     expect(wakes).toEqual(['picker', 'picker']);
+  });
+
+  it('takes work news from the bus only while LISTEN is not in effect, so one write wakes one pass', async () => {
+    const listening = setup(true, 'worker', true);
+    await listening.lifecycle.onApplicationBootstrap();
+    listening.publish();
+    // the listener's own wake at LISTEN only: the bus's (at subscribe and after) are the same news
+    expect(listening.wakes).toEqual(['picker']);
+    const down = setup(true, 'worker', false);
+    await down.lifecycle.onApplicationBootstrap();
+    down.publish();
+    expect(down.wakes).toEqual(['picker', 'picker', 'picker']);
   });
 
   it('stops claiming before it deletes the heartbeat', async () => {

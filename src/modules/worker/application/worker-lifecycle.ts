@@ -27,8 +27,8 @@ export const WORKER_PROCESS_KIND = Symbol('WORKER_PROCESS_KIND');
 
 /**
  * Starts and stops the worker of this process in a safe order. With WORKER_ENABLED (the
- * default): the heartbeat row first (this process is a live worker), then the wake-ups (the
- * event bus, PostgreSQL LISTEN), the pickup, the reaper, the retention sweep and the webhook
+ * default): the heartbeat row first (this process is a live worker), then the wake-ups
+ * (PostgreSQL LISTEN, and the event bus while LISTEN is not in effect), the pickup, the reaper, the retention sweep and the webhook
  * deliveries. With WORKER_ENABLED=false (an API-only instance): only the reconcile of overdue
  * recorded decisions. The expiry sweep of approval deadlines runs in both. On shutdown it stops
  * claiming, then deletes the heartbeat; the segments still executing end afterwards in
@@ -67,8 +67,14 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
     await this.heartbeat.start(this.processName);
     // why: not awaited: with Redis down the subscription would hold the start-up; the poll
     // covers the wake-ups meanwhile.
+    // why only while LISTEN is down (or never up: PGlite): on PostgreSQL the statement that
+    // writes the work notifies LISTENing workers itself, and the bus carries the same news a
+    // moment later; a worker woken by both ran a second, empty pickup pass (two more claims)
+    // beside the first steps of the run it had just started.
     this.subscription = this.bus
-      .subscribe(WORK_TOPIC, () => this.picker.wake())
+      .subscribe(WORK_TOPIC, () => {
+        if (!this.listener.listening) this.picker.wake();
+      })
       .catch((err: unknown) => {
         this.logger.warn({ err }, 'could not subscribe to work signals; polling only');
         return null;
