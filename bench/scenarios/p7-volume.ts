@@ -6,6 +6,7 @@
 // and every sample of a probe is taken on both, one right after the other: the figure is each
 // query's p50 at the largest size over its p50 at the smallest, measured in the same minutes.
 import { encodeCursor } from '../../src/common/cursor';
+import { QueuedRuns } from '../../src/modules/runs';
 import { RunClaimsRepository } from '../../src/modules/runs/persistence/run-claims.repository';
 import { RunReapingRepository } from '../../src/modules/runs/persistence/run-reaping.repository';
 import { bootApp, type BenchApp } from '../support/app';
@@ -143,6 +144,7 @@ async function probes({ app, db, sql, stepRun }: Side, sizes: PageSizes): Promis
       : `steps after ${after}: wrong page`;
   };
   const claims = app.app.get(RunClaimsRepository, { strict: false });
+  const queued = app.app.get(QueuedRuns, { strict: false });
   const reaping = app.app.get(RunReapingRepository, { strict: false });
   return [
     {
@@ -176,7 +178,7 @@ async function probes({ app, db, sql, stepRun }: Side, sizes: PageSizes): Promis
       name: "worker's pickup (queued and recorded claims)",
       run: async () => {
         const got = [
-          ...(await claims.claimQueued('bench-p7', 30, 10)),
+          ...(await queued.claim('bench-p7', 10)),
           ...(await claims.claimRecorded('bench-p7', 30, 10)),
         ];
         return got.length === 0 ? null : `pickup claimed ${got.length} run(s)`;

@@ -5,6 +5,7 @@
 // sends (captured from TypeORM's logger), explained with their own parameters.
 import { DataSource } from 'typeorm';
 import { DecisionsRepository } from '../../src/modules/approvals/persistence/decisions.repository';
+import { QueuedRuns } from '../../src/modules/runs';
 import { RunClaimsRepository } from '../../src/modules/runs/persistence/run-claims.repository';
 import { RunReapingRepository } from '../../src/modules/runs/persistence/run-reaping.repository';
 import { RunRetentionRepository } from '../../src/modules/runs/persistence/run-retention.repository';
@@ -175,13 +176,14 @@ describe('query plans at volume', () => {
 
   it("the worker's pickup and gauges, the reaper's sweep and the retention sweep, no sequential scan", async () => {
     const claims = t.app.get(RunClaimsRepository, { strict: false });
+    const queued = t.app.get(QueuedRuns, { strict: false });
     const reaping = t.app.get(RunReapingRepository, { strict: false });
     const retention = t.app.get(RunRetentionRepository, { strict: false });
     const backlog = t.app.get(WorkBacklogRepository, { strict: false });
     const statements = await capture(
       t.dataSource,
       async () => {
-        await claims.claimQueued('plans-test', 30, 10);
+        await queued.claim('plans-test', 10);
         await claims.claimRecorded('plans-test', 30, 10);
         await reaping.reapExpired(100, DecisionsRepository.SETTLE_RIDER);
         // why: the status counts read the unfinished runs only (run_unfinished_idx), however

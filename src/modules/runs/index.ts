@@ -37,7 +37,7 @@ export {
 } from './application/run-decisions';
 export type { RunView, RunStepView } from './core/run-view';
 export { DecidedRuns, type DecidedCheckpoint, type DecisionToCarryOut } from './application/decided-runs';
-export { QueuedRuns, type Begun } from './application/queued-runs';
+export { QueuedRuns, type Begun, type QueuedClaim } from './application/queued-runs';
 export { UNREADABLE_CHECKPOINT_MESSAGE } from './core/pickup.policy';
 export type { RunSettled, RunSettlementListener } from './application/run-settlements';
 export type { ClaimRider, SettleRider } from './persistence/run-rows';

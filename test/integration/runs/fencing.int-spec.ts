@@ -32,7 +32,7 @@ describe('a writer with a stale lease token', () => {
     await expireLease(suite.ds, stale.runId);
     const reaped = await kit.reaping.reapExpired(100, null);
     expect(reaped).toMatchObject([{ id: stale.runId, status: 'QUEUED', terminationReason: null }]);
-    const [claim] = await kit.claims.claimQueued('worker:int:takeover', LEASE_SECONDS, 1);
+    const [claim] = await kit.claimQueued('worker:int:takeover', 1);
     expect(claim?.run.id).toBe(stale.runId);
     fresh = claim!.lease;
     expect(fresh.token).not.toBe(stale.token);

@@ -80,7 +80,7 @@ describe('run transitions under concurrency (PostgreSQL)', () => {
   itOnPostgres(`${CALLERS} concurrent claims of one queued run: exactly one claimer gets it`, async () => {
     for (let round = 0; round < ROUNDS; round++) {
       const id = await queuedRun(kit);
-      const claims = await race(CALLERS, (i) => kit.claims.claimQueued(`worker:int:${i}`, LEASE_SECONDS, 1));
+      const claims = await race(CALLERS, (i) => kit.claimQueued(`worker:int:${i}`, 1));
       const winners = claims.flatMap((c, i) => (c.length > 0 ? [{ i, claim: c[0]! }] : []));
       expect(winners).toHaveLength(1);
       const { i, claim } = winners[0]!;
@@ -102,7 +102,7 @@ describe('run transitions under concurrency (PostgreSQL)', () => {
   itOnPostgres('concurrent claimers of many queued runs take disjoint sets (SKIP LOCKED)', async () => {
     const ids = new Set<string>();
     for (let n = 0; n < 12; n++) ids.add(await queuedRun(kit));
-    const claims = await race(6, (i) => kit.claims.claimQueued(`worker:many:${i}`, LEASE_SECONDS, 3));
+    const claims = await race(6, (i) => kit.claimQueued(`worker:many:${i}`, 3));
     for (const c of claims) expect(c.length).toBeLessThanOrEqual(3);
     const claimed = claims.flatMap((c, i) => c.map((x) => ({ id: x.run.id, by: `worker:many:${i}` })));
     expect(new Set(claimed.map((c) => c.id)).size).toBe(claimed.length);

@@ -102,7 +102,7 @@ describe('the reaper on a real database', () => {
     for (let i = 0; i < 4; i++) {
       await expireLease(suite.ds, lease.runId);
       outcomes.push(byId(await kit.reaping.reapExpired(100, null), lease.runId)!.status);
-      const [claim] = await kit.claims.claimQueued('worker:int:again', LEASE_SECONDS, 10);
+      const [claim] = await kit.claimQueued('worker:int:again', 10);
       if (i < 3) expect(claim?.run.id).toBe(lease.runId);
       else expect(claim).toBeUndefined();
     }

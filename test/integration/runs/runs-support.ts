@@ -11,8 +11,14 @@ import { TransactionRunner } from '../../../src/platform/database/transaction-ru
 import type { EventBus } from '../../../src/platform/pubsub/event-bus';
 import type { Checkpoint } from '../../../src/modules/runs/core/checkpoint';
 import { Lease, RunsRepository, StoredStep } from '../../../src/modules/runs/persistence/runs.repository';
+import { ConfigurationsRepository } from '../../../src/modules/configurations/persistence/configurations.repository';
+import { AuthRepository } from '../../../src/modules/auth/persistence/auth.repository';
+import { ContentRepository } from '../../../src/modules/content/persistence/content.repository';
 import { RunReadsRepository } from '../../../src/modules/runs/persistence/run-reads.repository';
-import { RunClaimsRepository } from '../../../src/modules/runs/persistence/run-claims.repository';
+import {
+  RunClaimsRepository,
+  type JoinedClaim,
+} from '../../../src/modules/runs/persistence/run-claims.repository';
 import { RunSettlingRepository } from '../../../src/modules/runs/persistence/run-settling.repository';
 import { RunReapingRepository } from '../../../src/modules/runs/persistence/run-reaping.repository';
 import { useTestDatabase } from '../../support/test-database';
@@ -30,6 +36,8 @@ export interface RunsKit {
   readonly vault: StateVault;
   readonly configurationId: number;
   readonly ownerId: number;
+  /** The queued claim as QueuedRuns sends it: with the configuration, owner and page joined. */
+  claimQueued(claimedBy: string, limit: number): Promise<Array<JoinedClaim<unknown, unknown, unknown>>>;
 }
 
 export async function runsKit(ds: DataSource): Promise<RunsKit> {
@@ -38,16 +46,23 @@ export async function runsKit(ds: DataSource): Promise<RunsKit> {
   );
   const [owner] = await ds.query<Array<{ id: number }>>(`SELECT id FROM app_user WHERE username = 'alice'`);
   const vault = new StateVault({ stateEncryptionKey: TEST_STATE_KEY, dataDir: tmpdir() } as AppConfig);
+  const claims = new RunClaimsRepository(ds);
+  const joins = {
+    configuration: new ConfigurationsRepository(ds).joinedById,
+    owner: new AuthRepository(ds).joinedUserWithGroups,
+    page: new ContentRepository(ds).joinedRunPageWithSiteLanguages,
+  };
   return {
     ds,
     repository: new RunsRepository(ds),
     reads: new RunReadsRepository(ds),
-    claims: new RunClaimsRepository(ds),
+    claims,
     reaping: new RunReapingRepository(ds),
     settling: new RunSettlingRepository(ds),
     vault,
     configurationId: configuration!.id,
     ownerId: owner!.id,
+    claimQueued: (claimedBy, limit) => claims.claimQueued(claimedBy, LEASE_SECONDS, limit, joins),
   };
 }
 

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AuthUser } from '../../../platform/auth/auth-user';
+import type { JoinedRead } from '../../../platform/database/joined-read';
 import { AuthRepository, toAuthUser } from '../persistence/auth.repository';
 
 /**
@@ -13,6 +14,21 @@ export class PrincipalsService {
   async load(userId: number): Promise<AuthUser | null> {
     const user = await this.repository.findUserWithGroups(userId);
     return user ? toAuthUser(user, '') : null;
+  }
+
+  /**
+   * A user with their permissions read in another module's statement, joined on the user id
+   * that statement holds (see JoinedRead): what `load` answers, without a round trip of its own.
+   */
+  joinedById(): JoinedRead<AuthUser> {
+    const joined = this.repository.joinedUserWithGroups;
+    return {
+      sql: (alias, on) => joined.sql(alias, on),
+      read: (raw, alias) => {
+        const user = joined.read(raw, alias);
+        return user && toAuthUser(user, '');
+      },
+    };
   }
 
   /** Several users by id (one statement); unknown ids are absent. */

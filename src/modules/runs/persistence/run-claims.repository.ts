@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { directQuery } from '../../../platform/database/direct-query';
 import { EntityColumns } from '../../../platform/database/entity-columns';
+import type { JoinedRead } from '../../../platform/database/joined-read';
 import { returnedRows } from '../../../platform/database/query-results';
 import { managerOf } from '../../../platform/database/transaction-runner';
 import type { RunView } from '../core/run-view';
@@ -18,6 +19,22 @@ import {
 } from './run-rows';
 
 /**
+ * Rows of other modules a queued run's claim reads with it (see JoinedRead), joined on the
+ * claimed run's keys: the configuration (`configuration_id`), the owner (`owner_id`) and the
+ * page it is about (`subject_page_id`, null for a run without one).
+ */
+export interface StartJoins<C, O, P> {
+  readonly configuration: JoinedRead<C>;
+  readonly owner: JoinedRead<O>;
+  readonly page: JoinedRead<P>;
+}
+
+/** A claimed queued run and what the claim's joins found (null where a join found no row). */
+export interface JoinedClaim<C, O, P> extends ClaimedRun {
+  readonly joined: { readonly configuration: C | null; readonly owner: O | null; readonly page: P | null };
+}
+
+/**
  * The claims that move a run into the hands of one decider or process, each one conditional
  * statement that exactly one of any number of concurrent claimers wins (docs/decisions.md).
  * The reaper's sweep is RunReapingRepository.
@@ -25,9 +42,12 @@ import {
 @Injectable()
 export class RunClaimsRepository {
   private readonly columns: EntityColumns<RunView>;
+  /** The same columns read from a claim's CTE (`claimed."id"`, ...). */
+  private readonly claimed: EntityColumns<RunView>;
 
   constructor(private readonly dataSource: DataSource) {
     this.columns = new EntityColumns<RunView>(dataSource, RunEntity, 'r');
+    this.claimed = new EntityColumns<RunView>(dataSource, RunEntity, 'claimed');
   }
 
   /** The transaction in progress (TransactionRunner), else the pool. */
@@ -171,15 +191,18 @@ export class RunClaimsRepository {
 
   /**
    * QUEUED -> RUNNING for up to `limit` runs, oldest first (with `olderThanSeconds`, only those
-   * queued at least that long ago), each under a fresh lease of `claimedBy`: one statement, `FOR UPDATE SKIP LOCKED`, so concurrent claimers never get the
-   * same run and never wait on each other. `started_at` keeps the first start of a requeued run.
+   * queued at least that long ago), each under a fresh lease of `claimedBy`, with the rows of
+   * `joins` read in the same statement: one statement, `FOR UPDATE SKIP LOCKED`, so concurrent
+   * claimers never get the same run and never wait on each other. `started_at` keeps the first
+   * start of a requeued run.
    */
-  async claimQueued(
+  async claimQueued<C, O, P>(
     claimedBy: string,
     leaseSeconds: number,
     limit: number,
+    joins: StartJoins<C, O, P>,
     olderThanSeconds = 0,
-  ): Promise<ClaimedRun[]> {
+  ): Promise<Array<JoinedClaim<C, O, P>>> {
     if (limit <= 0) return [];
     // why: only the reconcile of an API-only instance asks for overdue runs; the worker's
     // statement stays as it is.
@@ -188,34 +211,76 @@ export class RunClaimsRepository {
     // may put it on the inner side of a nested loop and rescan it; each rescan skips the rows
     // this statement already updated and locks the next ones, so LIMIT is not honoured (seen on
     // PostgreSQL 15 and PGlite). The outer `r.status = 'QUEUED'` re-checks the locked row.
-    const result: unknown = await this.m().query(
-      `WITH due AS MATERIALIZED (
-         SELECT id FROM run WHERE status = 'QUEUED' ${overdue} ORDER BY created_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
-       UPDATE run r SET status = 'RUNNING', claimed_by = $1, lease_token = gen_random_uuid(),
-              lease_expires_at = now() + make_interval(secs => $2), started_at = COALESCE(r.started_at, now())
-         FROM due
-        WHERE r.id = due.id AND r.status = 'QUEUED'
-        RETURNING ${this.columns.sql()}`,
+    return this.claimedWith(
+      `due AS MATERIALIZED (
+         SELECT id FROM run WHERE status = 'QUEUED' ${overdue} ORDER BY created_at, id LIMIT $3 FOR UPDATE SKIP LOCKED),
+       claimed AS (
+         UPDATE run r SET status = 'RUNNING', claimed_by = $1, lease_token = gen_random_uuid(),
+                lease_expires_at = now() + make_interval(secs => $2), started_at = COALESCE(r.started_at, now())
+           FROM due
+          WHERE r.id = due.id AND r.status = 'QUEUED'
+          RETURNING ${this.columns.sql()})`,
       olderThanSeconds > 0
         ? [claimedBy, leaseSeconds, limit, olderThanSeconds]
         : [claimedBy, leaseSeconds, limit],
+      claimedBy,
+      joins,
     );
-    return this.claimsOf(result, claimedBy);
   }
 
   /**
    * QUEUED -> RUNNING for this one run under a fresh lease of `claimedBy` (an instance carrying
-   * the chat turn it just queued); null when a worker or another instance claimed it first.
+   * the chat turn it just queued), with the rows of `joins`; null when a worker or another
+   * instance claimed it first.
    */
-  async claimQueuedById(runId: string, claimedBy: string, leaseSeconds: number): Promise<ClaimedRun | null> {
-    const result: unknown = await this.m().query(
-      `UPDATE run r SET status = 'RUNNING', claimed_by = $2, lease_token = gen_random_uuid(),
-              lease_expires_at = now() + make_interval(secs => $3), started_at = COALESCE(r.started_at, now())
-        WHERE r.id = $1 AND r.status = 'QUEUED'
-        RETURNING ${this.columns.sql()}`,
+  async claimQueuedById<C, O, P>(
+    runId: string,
+    claimedBy: string,
+    leaseSeconds: number,
+    joins: StartJoins<C, O, P>,
+  ): Promise<JoinedClaim<C, O, P> | null> {
+    const claimed = await this.claimedWith(
+      `claimed AS (
+         UPDATE run r SET status = 'RUNNING', claimed_by = $2, lease_token = gen_random_uuid(),
+                lease_expires_at = now() + make_interval(secs => $3), started_at = COALESCE(r.started_at, now())
+          WHERE r.id = $1 AND r.status = 'QUEUED'
+          RETURNING ${this.columns.sql()})`,
       [runId, claimedBy, leaseSeconds],
+      claimedBy,
+      joins,
     );
-    return this.claimsOf(result, claimedBy)[0] ?? null;
+    return claimed[0] ?? null;
+  }
+
+  /**
+   * The claim `claimed` (a CTE returning whole runs) with the rows of `joins` read beside each
+   * claimed run. why: a start needs the run's configuration, its owner and the page it is
+   * about before its first step; read after the claim they were a round trip of their own.
+   */
+  private async claimedWith<C, O, P>(
+    claim: string,
+    params: unknown[],
+    claimedBy: string,
+    joins: StartJoins<C, O, P>,
+  ): Promise<Array<JoinedClaim<C, O, P>>> {
+    const configuration = joins.configuration.sql('jc', 'claimed.configuration_id');
+    const owner = joins.owner.sql('jo', 'claimed.owner_id');
+    const page = joins.page.sql('jp', 'claimed.subject_page_id');
+    const result: unknown = await this.m().query(
+      `WITH ${claim}
+       SELECT ${this.claimed.sql()}, ${configuration.columns}, ${owner.columns}, ${page.columns}
+         FROM claimed ${configuration.join} ${owner.join} ${page.join}`,
+      params,
+    );
+    const raw = returnedRows<Record<string, unknown>>(result);
+    return this.claimsOf(result, claimedBy).map((claim, i) => ({
+      ...claim,
+      joined: {
+        configuration: joins.configuration.read(raw[i]!, 'jc'),
+        owner: joins.owner.read(raw[i]!, 'jo'),
+        page: joins.page.read(raw[i]!, 'jp'),
+      },
+    }));
   }
 
   /** Claimed rows (every column of the run) as runs with the lease each was claimed under; no read back. */

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { StateUnreadableError } from '../../../agent';
 import type { AppConfig } from '../../../config/app-config';
-import type { ConfigurationsService } from '../../configurations';
+import type { ConfigurationSettings, ConfigurationsService } from '../../configurations';
 import type { PrincipalsService } from '../../auth';
 import type { PagesService } from '../../content';
 import type { RecordedDecisions } from '../../approvals';
@@ -9,6 +9,7 @@ import {
   QueuedRuns,
   UNREADABLE_CHECKPOINT_MESSAGE,
   type ClaimedRun,
+  type QueuedClaim,
   type RunExecutor,
   type RunSettler,
   type StateVault,
@@ -16,18 +17,22 @@ import {
 import type { RunClaimsRepository } from '../../runs/persistence/run-claims.repository';
 import { QueuedRunPicker } from './queued-run-picker';
 
-function claimOf(id: string, checkpoint: string): ClaimedRun {
+function claimOf(id: string, checkpoint: string): QueuedClaim {
   return {
     lease: { runId: id, token: `token-${id}`, claimedBy: 'w' },
     run: { id, checkpoint, configurationId: 7, stepCount: 2, turn: 0 } as ClaimedRun['run'],
+    joined: { configuration: { id: 7 } as ConfigurationSettings, owner: null, page: null },
   };
 }
+
+/** A joined read the fakes never send: the claims here come with what they read. */
+const unsentRead = { joinedById: () => ({}), joinedRunPageAccess: () => ({}) };
 
 /**
  * A picker over fakes: a queue of claims, an executor whose segments end when told, and
  * `recorded` decisions that the pickup "launches" on the executor as RecordedDecisions does.
  */
-function setup(queue: ClaimedRun[], recorded: string[] = [], workerPrefetch = 0) {
+function setup(queue: QueuedClaim[], recorded: string[] = [], workerPrefetch = 0) {
   const ends = new Map<string, () => void>();
   const launched: string[] = [];
   const settles: Array<{ runId: string; settlement: unknown }> = [];
@@ -72,7 +77,7 @@ function setup(queue: ClaimedRun[], recorded: string[] = [], workerPrefetch = 0)
       return { v: 1, kind: 'start', prompt: 'Go' };
     },
   };
-  const configurations = { getById: (id: number) => Promise.resolve({ id }) };
+  const configurations = unsentRead;
   const config = {
     workerConcurrency: 2,
     workerPrefetch,
@@ -85,8 +90,8 @@ function setup(queue: ClaimedRun[], recorded: string[] = [], workerPrefetch = 0)
     executor as unknown as RunExecutor,
     settler as unknown as RunSettler,
     configurations as unknown as ConfigurationsService,
-    { load: (id: number) => Promise.resolve({ id }) } as unknown as PrincipalsService,
-    { defaultPageId: () => Promise.resolve(1) } as unknown as PagesService,
+    unsentRead as unknown as PrincipalsService,
+    unsentRead as unknown as PagesService,
     config,
   );
   const picker = new QueuedRunPicker(

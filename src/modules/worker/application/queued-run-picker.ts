@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
 import { RecordedDecisions } from '../../approvals';
-import { QueuedRuns, RunExecutor, type ClaimedRun } from '../../runs';
+import { QueuedRuns, RunExecutor, type QueuedClaim } from '../../runs';
 import { PeriodicTask } from './periodic-task';
 
 /** The fallback poll; `wake()` starts a pass at once. */
@@ -99,7 +99,7 @@ export class QueuedRunPicker {
     return claimed.length === left;
   }
 
-  private async begin(claim: ClaimedRun): Promise<void> {
+  private async begin(claim: QueuedClaim): Promise<void> {
     const begun = await this.queued.begin(claim);
     if (begun === 'failed') {
       this.logger.warn({ runId: claim.run.id }, 'claimed run failed: its checkpoint cannot be used');
