@@ -18,6 +18,7 @@ import { RunReadsRepository } from '../../../src/modules/runs/persistence/run-re
 import {
   RunClaimsRepository,
   type JoinedClaim,
+  type StartJoins,
 } from '../../../src/modules/runs/persistence/run-claims.repository';
 import { RunSettlingRepository } from '../../../src/modules/runs/persistence/run-settling.repository';
 import { RunReapingRepository } from '../../../src/modules/runs/persistence/run-reaping.repository';
@@ -36,6 +37,8 @@ export interface RunsKit {
   readonly vault: StateVault;
   readonly configurationId: number;
   readonly ownerId: number;
+  /** What a queued claim reads with it, from the owning modules' repositories. */
+  readonly joins: StartJoins<unknown, unknown, unknown>;
   /** The queued claim as QueuedRuns sends it: with the configuration, owner and page joined. */
   claimQueued(claimedBy: string, limit: number): Promise<Array<JoinedClaim<unknown, unknown, unknown>>>;
 }
@@ -62,6 +65,7 @@ export async function runsKit(ds: DataSource): Promise<RunsKit> {
     vault,
     configurationId: configuration!.id,
     ownerId: owner!.id,
+    joins,
     claimQueued: (claimedBy, limit) => claims.claimQueued(claimedBy, LEASE_SECONDS, limit, joins),
   };
 }

@@ -89,9 +89,10 @@ describe('encrypted run state on a real database', () => {
       kit.vault,
       executor,
       settlerFor(kit, { publish: (_t: string, p: unknown) => Promise.resolve(void published.push(p)) }),
-      { getById: () => Promise.reject(new Error('not reached')) } as unknown as ConfigurationsService,
-      { load: () => Promise.reject(new Error('not reached')) } as unknown as PrincipalsService,
-      { defaultPageId: () => Promise.reject(new Error('not reached')) } as unknown as PagesService,
+      // the claim reads these with it; a run that fails on its checkpoint needs no other read
+      { joinedById: () => kit.joins.configuration } as unknown as ConfigurationsService,
+      { joinedById: () => kit.joins.owner } as unknown as PrincipalsService,
+      { joinedRunPageAccess: () => kit.joins.page } as unknown as PagesService,
       config,
     );
     const picker = new QueuedRunPicker(queued, executor, config, {
