@@ -88,6 +88,16 @@ describe('QueuedRuns', () => {
     });
   });
 
+  it('launches nothing when the claim found no configuration (the claim is left to the reaper)', async () => {
+    const { queued, asked, launched } = setup();
+    const claim = claimOf(null);
+    await expect(
+      queued.begin({ ...claim, joined: { ...claim.joined, configuration: null } }),
+    ).rejects.toThrow('Configuration not found');
+    expect(launched).toEqual([]);
+    expect(asked).toEqual([]);
+  });
+
   it('hands no default page to a run about a page of its own', async () => {
     const { queued, asked, launched } = setup();
     expect(await queued.begin(claimOf(5))).toBe('launched');

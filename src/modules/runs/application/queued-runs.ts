@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { RunClaimsRepository, type JoinedClaim, type StartJoins } from '../persistence/run-claims.repository';
 import { StateUnreadableError } from '../../../agent';
+import { notFound } from '../../../common/refusal';
 import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
 import { PrincipalsService } from '../../auth';
@@ -77,8 +78,10 @@ export class QueuedRuns {
     const plan = pickupPlan(checkpoint);
     if (plan.kind === 'fail') return this.fail(claim, plan.message);
     if (checkpoint.kind === 'decided') return 'decided';
-    // why: a configuration is never deleted while a run refers to it (the foreign key)
-    const configuration = joined.configuration ?? (await this.configurations.getById(run.configurationId));
+    // why: configurations are only ever soft-deleted and the run's foreign key holds, so the
+    // claim always finds one; as `getById` did, a missing one leaves the claim to the reaper.
+    const configuration = joined.configuration;
+    if (!configuration) throw notFound('Configuration not found');
     // why: a decision whose continuation was cut off past its first write is finished from a
     // plain checkpoint here; the settler still records its outcome when the run settles.
     this.executor.launch(
