@@ -1,5 +1,6 @@
 /* eslint-disable no-console */
 import 'reflect-metadata';
+import type { Server } from 'node:net';
 import { DataSource } from 'typeorm';
 import { createApp } from './bootstrap';
 import { ConfigError, loadConfig } from './config/app-config';
@@ -52,17 +53,24 @@ async function main(): Promise<void> {
   }
   await app.listen(config.port, config.host);
   const host = config.host === '0.0.0.0' ? 'localhost' : config.host;
-  const base = `http://${host}:${config.port}`;
+  // The port the server got, not the one asked for: PORT=0 lets the system pick a free one.
+  const port = boundPort(app.getHttpServer() as Server, config.port);
+  const base = `http://${host}:${port}`;
   const lines = [
     '',
     `Countersign is running (${embedded ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`,
-    `  GraphQL:   ${base}/graphql  (subscriptions: ws://${host}:${config.port}/graphql)`,
+    `  GraphQL:   ${base}/graphql  (subscriptions: ws://${host}:${port}/graphql)`,
     `  App:       ${base}/app  (the reference client: inbox and chat)`,
     `  GraphiQL:  ${base}/graphiql`,
     `  Health:    ${base}/health`,
   ];
   lines.push(...demoTokenLines(newTokens, embedded ? demoTokensPath(config.dataDir) : null));
   console.log(lines.join('\n') + '\n');
+}
+
+function boundPort(server: Server, asked: number): number {
+  const address = server.address();
+  return address !== null && typeof address === 'object' ? address.port : asked;
 }
 
 main().catch((e: unknown) => {

@@ -13,14 +13,13 @@ import {
   build,
   cli,
   exitOf,
-  freePort,
   gqlAt as gql,
   heartbeatRows,
   queueRun,
   runRow,
   scriptedConfiguration,
-  SERVER,
   start,
+  startServer,
   WORKER,
   type Spawned,
 } from '../support/processes';
@@ -171,10 +170,9 @@ describe('the worker process and `cli status` (compiled, in child processes)', (
     itOnPostgres(
       'carries out a decision that an API-only instance recorded (DURABLE, because the worker is live)',
       async () => {
-        const port = await freePort();
-        const api = start(SERVER, ['--api-only'], { ...env, HOST: '127.0.0.1', PORT: String(port) });
+        const api = await startServer(env);
+        const { port } = api;
         try {
-          await until(() => /Countersign is running/.test(api.output()), 30_000, 'the API instance');
           const [page] = await ds.query<Array<{ id: number }>>(
             `SELECT id FROM page WHERE slug = '/products'`,
           );

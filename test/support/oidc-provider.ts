@@ -1,7 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { DataSource } from 'typeorm';
+import { freePort } from './processes';
 import { exportJWK, generateKeyPair, type JWTPayload, type KeyLike, SignJWT } from 'jose';
 
 /** The audience the tests configure the server with. */
@@ -150,17 +150,6 @@ async function waitForDiscovery(issuer: string): Promise<void> {
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error('the test OpenID provider did not answer discovery');
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 /** Maps a value of the groups claim to a demo group by name (as an admin would). */

@@ -143,26 +143,38 @@ export async function kill9(p: Spawned): Promise<void> {
   await p.exited;
 }
 
-/** A TCP port nobody listens on now. */
-export function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
+/**
+ * A TCP port nobody listens on now, for a child that cannot be told to pick its own (PostgreSQL,
+ * Redis). Drawn below the system's ephemeral range (32768 and up on Linux): a port from
+ * `listen(0)` comes from that range, where any suite's outgoing connection can take it before the
+ * child binds it.
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (await bindable(port)) return port;
+  }
+}
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((done) => {
     const server = createServer();
-    server.on('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
+    server.once('error', () => done(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => done(true)));
   });
 }
 
-/** A server process (`main.js`, with `--api-only` unless `withWorker`) listening on a free port. */
+/**
+ * A server process (`main.js`, with `--api-only` unless `withWorker`) on a port the system
+ * picks as it listens (PORT=0), read from the URL it prints: a port probed free beforehand can be
+ * taken by another suite's outgoing connection before the child binds it (EADDRINUSE).
+ */
 export async function startServer(
   env: Record<string, string>,
   options: { withWorker?: boolean } = {},
 ): Promise<Spawned & { port: number }> {
-  const port = await freePort();
   const args = options.withWorker ? [] : ['--api-only'];
-  const p = start(SERVER, args, { ...env, HOST: '127.0.0.1', PORT: String(port) });
+  const p = start(SERVER, args, { ...env, HOST: '127.0.0.1', PORT: '0' });
   try {
     await until(() => /Countersign is running/.test(p.output()) || !p.alive(), 60_000, 'the API instance');
   } catch (e) {
@@ -170,7 +182,9 @@ export async function startServer(
     throw e;
   }
   if (!p.alive()) throw new Error(`the API instance exited:\n${p.output()}`);
-  return Object.assign(p, { port });
+  const printed = /GraphQL: +http:\/\/127\.0\.0\.1:(\d+)\/graphql/.exec(p.output());
+  if (!printed) throw new Error(`the API instance printed no URL:\n${p.output()}`);
+  return Object.assign(p, { port: Number(printed[1]) });
 }
 
 /** A worker process (`worker.js`), returned once its heartbeat row is written. */
