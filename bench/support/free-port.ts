@@ -1,14 +1,22 @@
 import { createServer } from 'node:net';
 
-/** A TCP port free on 127.0.0.1 right now (for a child process to listen on). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * A TCP port nobody listens on now, for a child process to listen on (the bench's and the tests'
+ * servers, PostgreSQL, Redis). Drawn below the system's ephemeral range (32768 and up on Linux): a port from
+ * `listen(0)` comes from that range, where any suite's outgoing connection can take it before the
+ * child binds it.
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (await bindable(port)) return port;
+  }
+}
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((done) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => done(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => done(true)));
   });
 }

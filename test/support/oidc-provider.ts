@@ -1,7 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { DataSource } from 'typeorm';
-import { freePort } from './processes';
+import { freePort } from '../../bench/support/free-port';
 import { exportJWK, generateKeyPair, type JWTPayload, type KeyLike, SignJWT } from 'jose';
 
 /** The audience the tests configure the server with. */

@@ -6,7 +6,7 @@ import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from './processes';
+import { freePort } from '../../bench/support/free-port';
 
 const exec = promisify(execFile);
 const PG_ROOT = '/usr/lib/postgresql';

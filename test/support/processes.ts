@@ -5,7 +5,6 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DataSource } from 'typeorm';
@@ -141,27 +140,6 @@ export async function exitOf(p: Spawned, ms: number): Promise<Exited> {
 export async function kill9(p: Spawned): Promise<void> {
   p.child.kill('SIGKILL');
   await p.exited;
-}
-
-/**
- * A TCP port nobody listens on now, for a child that cannot be told to pick its own (PostgreSQL,
- * Redis). Drawn below the system's ephemeral range (32768 and up on Linux): a port from
- * `listen(0)` comes from that range, where any suite's outgoing connection can take it before the
- * child binds it.
- */
-export async function freePort(): Promise<number> {
-  for (;;) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
-    if (await bindable(port)) return port;
-  }
-}
-
-function bindable(port: number): Promise<boolean> {
-  return new Promise((done) => {
-    const server = createServer();
-    server.once('error', () => done(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => done(true)));
-  });
 }
 
 /**
