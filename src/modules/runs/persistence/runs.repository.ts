@@ -109,14 +109,7 @@ export class RunsRepository {
        VALUES ($1, $2, $3, $4, $5, $6, $7, 'RUNNING', $8, $9, $10, now() + make_interval(secs => $11), now(), $12, $13)
        RETURNING ${this.inserts.sql()}`,
       [
-        run.id,
-        run.configurationId,
-        run.ownerId,
-        run.workspaceId,
-        run.subjectPageId,
-        run.subjectLanguageId,
-        run.maxIterations,
-        run.checkpoint,
+        ...leadingValues(run),
         lease.claimedBy,
         lease.token,
         leaseSeconds,
@@ -141,14 +134,7 @@ export class RunsRepository {
          RETURNING ${this.inserts.sql()})
        SELECT ${this.queued.sql()}, ${NOTIFY_WORKERS} FROM queued`,
       [
-        run.id,
-        run.configurationId,
-        run.ownerId,
-        run.workspaceId,
-        run.subjectPageId,
-        run.subjectLanguageId,
-        run.maxIterations,
-        run.checkpoint,
+        ...leadingValues(run),
         run.predecessorRunId ?? null,
         run.skillInvocation ? JSON.stringify(run.skillInvocation) : null,
         run.processPin ? JSON.stringify(run.processPin) : null,
@@ -357,4 +343,18 @@ export class RunsRepository {
       [lease.runId, lease.token],
     );
   }
+}
+
+/** The values of the columns both inserts name first, in the order they name them ($1-$8). */
+function leadingValues(run: NewRun): unknown[] {
+  return [
+    run.id,
+    run.configurationId,
+    run.ownerId,
+    run.workspaceId,
+    run.subjectPageId,
+    run.subjectLanguageId,
+    run.maxIterations,
+    run.checkpoint,
+  ];
 }
