@@ -1,10 +1,10 @@
 import { createServer } from 'node:net';
 
 /**
- * A TCP port nobody listens on now, for a child process to listen on (the bench's and the tests'
- * servers, PostgreSQL, Redis). Drawn below the system's ephemeral range (32768 and up on Linux): a port from
- * `listen(0)` comes from that range, where any suite's outgoing connection can take it before the
- * child binds it.
+ * A TCP port nobody listens on now, for a child process to listen on (the bench's and the
+ * tests' servers, PostgreSQL, Redis). Drawn below the system's ephemeral range (32768 and up on
+ * Linux): a port from `listen(0)` comes from that range, where any suite's outgoing connection
+ * can take it before the child binds it.
  */
 export async function freePort(): Promise<number> {
   for (;;) {
