@@ -1,5 +1,8 @@
 import { createServer } from 'node:net';
 
+/** Every port this process handed out (or found taken): never handed out again. */
+const handedOut = new Set<number>();
+
 /**
  * A TCP port nobody listens on now, for a child process to listen on (the bench's and the
  * tests' servers, PostgreSQL, Redis). Drawn below the system's ephemeral range (32768 and up on
@@ -9,6 +12,9 @@ import { createServer } from 'node:net';
 export async function freePort(): Promise<number> {
   for (;;) {
     const port = 20_000 + Math.floor(Math.random() * 12_000);
+    // why: two children started together must not be handed the same port before either binds it.
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
     if (await bindable(port)) return port;
   }
 }
