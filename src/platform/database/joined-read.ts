@@ -17,3 +17,14 @@ export interface JoinedRead<T> {
 export function joinedName(alias: string, column: string): string {
   return `${alias}.${column}`;
 }
+
+/** The same joined read with each row it finds mapped (a module's row to what it hands out). */
+export function mappedJoin<T, U>(joined: JoinedRead<T>, map: (row: T) => U): JoinedRead<U> {
+  return {
+    sql: (alias, on) => joined.sql(alias, on),
+    read: (raw, alias) => {
+      const row = joined.read(raw, alias);
+      return row === null ? null : map(row);
+    },
+  };
+}

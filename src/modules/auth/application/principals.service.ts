@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AuthUser } from '../../../platform/auth/auth-user';
-import type { JoinedRead } from '../../../platform/database/joined-read';
+import { mappedJoin, type JoinedRead } from '../../../platform/database/joined-read';
 import { AuthRepository, toAuthUser } from '../persistence/auth.repository';
 
 /**
@@ -21,14 +21,7 @@ export class PrincipalsService {
    * that statement holds (see JoinedRead): what `load` answers, without a round trip of its own.
    */
   joinedById(): JoinedRead<AuthUser> {
-    const joined = this.repository.joinedUserWithGroups;
-    return {
-      sql: (alias, on) => joined.sql(alias, on),
-      read: (raw, alias) => {
-        const user = joined.read(raw, alias);
-        return user && toAuthUser(user, '');
-      },
-    };
+    return mappedJoin(this.repository.joinedUserWithGroups, (user) => toAuthUser(user, ''));
   }
 
   /** Several users by id (one statement); unknown ids are absent. */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { JoinedRead } from '../../../platform/database/joined-read';
+import { mappedJoin, type JoinedRead } from '../../../platform/database/joined-read';
 import { TransactionRunner } from '../../../platform/database/transaction-runner';
 import { badInput } from '../../../common/refusal';
 import {
@@ -133,14 +133,10 @@ export class PagesService {
    * trip of its own.
    */
   joinedRunPageAccess(): JoinedRead<PageAccess> {
-    const joined = this.repository.joinedRunPageWithSiteLanguages;
-    return {
-      sql: (alias, on) => joined.sql(alias, on),
-      read: (raw, alias) => {
-        const found = joined.read(raw, alias);
-        return found && { page: found.page, languageIds: pageLanguageIds(found.page, found.siteLanguageIds) };
-      },
-    };
+    return mappedJoin(this.repository.joinedRunPageWithSiteLanguages, (found) => ({
+      page: found.page,
+      languageIds: pageLanguageIds(found.page, found.siteLanguageIds),
+    }));
   }
 
   /** The page's languages: its site's language ids, or `[0]` for a page outside every site. */
