@@ -6,6 +6,7 @@ import { RunsModule } from '../runs';
 import { DecisionListeners } from './application/decision-listeners';
 import { DecisionBookkeeping } from './application/decision-bookkeeping';
 import { DeciderGate } from './application/decider-gate';
+import { DecisionReads } from './application/decision-reads';
 import { DecisionsService } from './application/decisions.service';
 import { DecisionRecords } from './application/decision-records';
 import { InboxService } from './application/inbox.service';
@@ -28,6 +29,7 @@ import { PendingApprovalsResolver } from './graphql/pending-approvals.resolver';
     ApprovalExpiry,
     PendingApprovalsResolver,
     DeciderGate,
+    DecisionReads,
     DecisionsService,
     DecisionRecords,
     DecisionListeners,

@@ -7,7 +7,11 @@ import { RunsModule } from '../runs';
 import { SkillsModule } from '../skills';
 import { ConversationEvents } from './application/conversation-events';
 import { ConversationSync } from './application/conversation-sync';
-import { ConversationsService } from './application/conversations.service';
+import { ChatChecks } from './application/chat-checks';
+import { ConversationReads } from './application/conversation-reads';
+import { PickSkill } from './application/pick-skill';
+import { SendMessage } from './application/send-message';
+import { StartConversation } from './application/start-conversation';
 import { ConversationDecisions } from './application/conversation-decisions';
 import { ConversationsResolver } from './graphql/conversations.resolver';
 import { ConversationPagesResolver } from './graphql/conversation-pages.resolver';
@@ -27,13 +31,17 @@ import { TurnInputsReader } from './application/turn-inputs';
     ConversationEvents,
     ConversationSync,
     TurnInputsReader,
-    ConversationsService,
+    ChatChecks,
+    ConversationReads,
+    StartConversation,
+    PickSkill,
+    SendMessage,
     ConversationDecisions,
     ConversationsResolver,
     ConversationPagesResolver,
     ConversationPages,
     ConversationPagesRepository,
   ],
-  exports: [ConversationsService, ConversationSync],
+  exports: [ConversationSync],
 })
 export class ConversationsModule {}

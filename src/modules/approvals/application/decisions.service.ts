@@ -7,8 +7,7 @@ import {
   type Decision as AgentDecision,
   type SuspendedState,
 } from '../../../agent';
-import { BatchLoader } from '../../../common/batch-loader';
-import { isUuid, parseUuid } from '../../../common/ids';
+import { parseUuid } from '../../../common/ids';
 import { notFound, Refusal } from '../../../common/refusal';
 import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
@@ -27,7 +26,6 @@ import {
   type ClaimedDecision,
   type DecisionOnRun,
   type RunView,
-  type RunWithJoined,
 } from '../../runs';
 import {
   DecisionFacts,
@@ -40,6 +38,7 @@ import {
 import type { DecisionView } from '../core/decision-view';
 import { decisionFingerprint } from '../core/fingerprint';
 import { DeciderGate } from './decider-gate';
+import { DecisionReads, type DecisionRead } from './decision-reads';
 import { PROCESS_STOPPED_MESSAGE } from './recorded-decisions';
 import { DecisionRecords, type DecisionEntry } from './decision-records';
 import { ApprovalQuorum } from './approval-quorum';
@@ -65,9 +64,6 @@ export interface DecisionReceipt {
   readonly path: 'INLINE' | 'DURABLE';
 }
 
-/** A decision's one read: the run with its configuration's settings and the page it is about. */
-type DecisionRead = RunWithJoined<ConfigurationSettings, PageAccess>;
-
 /** A claim taken: the receipt, and (inline) what the continuation starts from after the commit. */
 interface Taken {
   readonly receipt: DecisionReceipt;
@@ -85,27 +81,9 @@ interface Taken {
  */
 @Injectable()
 export class DecisionsService {
-  // why: decisions arriving together (a storm of clicks on one run, an inbox decided in a row)
-  // read their runs in one statement after the first one's; each is sent after its decisions
-  // asked for it (keep = false), so every decision sees the claims committed before it arrived.
-  private readonly reads = new BatchLoader<string, DecisionRead | null>(
-    (id) => id,
-    async (ids) => {
-      const joins = {
-        configuration: this.configurations.joinedById(),
-        page: this.gate.joinedRunPageAccess(),
-      };
-      return new Map((await this.runs.findRunsWith(ids, joins)).map((read) => [read.run.id, read]));
-    },
-    null,
-    { keep: false, firstAtOnce: true },
-  );
-
-  /** Reads started by `prefetch`, per request and run, until its `decide` takes them up. */
-  private readonly prefetched = new WeakMap<RequestContext, Map<string, Promise<DecisionRead | null>>>();
-
   constructor(
     private readonly runs: RunsService,
+    private readonly reads: DecisionReads,
     private readonly runDecisions: RunDecisions,
     private readonly settler: RunSettler,
     private readonly records: DecisionRecords,
@@ -115,29 +93,11 @@ export class DecisionsService {
     private readonly quorum: ApprovalQuorum,
   ) {}
 
-  /**
-   * Starts the decision's one read for a request whose operation is known but not yet run
-   * (OperationPrefetch): `decide` on the same request and run takes it up. The read is sent
-   * after the decision arrived, as `decide`'s own would be, so it sees every claim committed
-   * before; it checks nothing and returns nothing to anyone.
-   */
-  prefetch(ctx: RequestContext, runId: unknown): boolean {
-    if (!ctx.user || typeof runId !== 'string' || !isUuid(runId)) return false;
-    const id = runId.toLowerCase();
-    const read = this.reads.load(id);
-    // why: a request refused before its resolver (access rule, rate limit) never awaits it.
-    read.catch(() => undefined);
-    const started = this.prefetched.get(ctx) ?? new Map<string, Promise<DecisionRead | null>>();
-    started.set(id, read);
-    this.prefetched.set(ctx, started);
-    return true;
-  }
-
   /** Decides a waiting run; the receipt as soon as the claim committed. */
   async decide(ctx: RequestContext, command: DecideCommand): Promise<DecisionReceipt> {
     const user = ctx.viewer;
     if (command.kind === 'INPUT') assertJsonSize(command.values, 'values');
-    const read = await this.readFor(ctx, parseUuid(command.runId, 'runId'));
+    const read = await this.reads.readFor(ctx, parseUuid(command.runId, 'runId'));
     if (!read) throw notFound('Run not found');
     const { run } = read;
     const access = runAccess(user, run);
@@ -170,15 +130,6 @@ export class DecisionsService {
       if (winner) return winner;
       throw e;
     }
-  }
-
-  /** The run as `prefetch` started reading it for this request, or read now. */
-  private readFor(ctx: RequestContext, runId: string): Promise<DecisionRead | null> {
-    const started = this.prefetched.get(ctx);
-    const read = started?.get(runId);
-    if (!read) return this.reads.load(runId);
-    started!.delete(runId);
-    return read;
   }
 
   /**
@@ -234,11 +185,6 @@ export class DecisionsService {
     if (required <= 1) return { completed: await take(), configuration };
     const taken = await this.quorum.vote(user, on, required, entry, take);
     return 'vote' in taken ? { vote: taken.vote, path } : { completed: taken.completed, configuration };
-  }
-
-  /** The decisions taken on a run, by turn (the audit trail; `Run.decisions`). */
-  async listForRun(runId: string): Promise<DecisionView[]> {
-    return this.records.listForRun(runId);
   }
 
   /**

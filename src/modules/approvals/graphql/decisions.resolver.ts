@@ -7,6 +7,8 @@ import { OperationPrefetch } from '../../../platform/graphql/operation-prefetch'
 import { UsersService } from '../../auth';
 import { rowOf, RunModel, toRunModel } from '../../runs';
 import { DecideCommand, DecisionReceipt, DecisionsService } from '../application/decisions.service';
+import { DecisionReads } from '../application/decision-reads';
+import { DecisionRecords } from '../application/decision-records';
 import { InboxService } from '../application/inbox.service';
 import type { DecisionView } from '../core/decision-view';
 import { toDecisionModels, toInboxItemModel } from './decision.mapper';
@@ -27,6 +29,8 @@ const DECISION_FIELDS = ['approveRun', 'denyRun', 'submitRunInput'] as const;
 export class DecisionsResolver implements OnModuleInit {
   constructor(
     private readonly decisionsService: DecisionsService,
+    private readonly decisionReads: DecisionReads,
+    private readonly records: DecisionRecords,
     private readonly inboxService: InboxService,
     private readonly users: UsersService,
     private readonly prefetch: OperationPrefetch,
@@ -35,7 +39,7 @@ export class DecisionsResolver implements OnModuleInit {
   onModuleInit(): void {
     for (const field of DECISION_FIELDS) {
       this.prefetch.register(field, (args, ctx) =>
-        this.decisionsService.prefetch(ctx, (args.input as { runId?: unknown } | undefined)?.runId),
+        this.decisionReads.prefetch(ctx, (args.input as { runId?: unknown } | undefined)?.runId),
       );
     }
   }
@@ -93,7 +97,7 @@ export class DecisionsResolver implements OnModuleInit {
 
   @ResolveField(() => [DecisionModel])
   async decisions(@Ctx() ctx: RequestContext, @Parent() run: RunModel): Promise<DecisionModel[]> {
-    return this.toModels(ctx, await this.decisionsService.listForRun(rowOf(run).id));
+    return this.toModels(ctx, await this.records.listForRun(rowOf(run).id));
   }
 
   private async receipt(ctx: RequestContext, command: DecideCommand): Promise<DecisionReceiptModel> {

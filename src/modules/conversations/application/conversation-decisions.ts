@@ -6,7 +6,15 @@ import type { ConversationEntity } from '../persistence/conversation.entity';
 import { ConversationsRepository } from '../persistence/conversations.repository';
 import { ConversationEvents } from './conversation-events';
 import { ConversationSync } from './conversation-sync';
-import { ConversationsService, type ConversationDecisionCommand } from './conversations.service';
+import { ConversationReads } from './conversation-reads';
+
+export interface ConversationDecisionCommand {
+  readonly conversationId: string;
+  readonly turnDigest: string;
+  readonly approve?: boolean;
+  readonly denialReason?: 'VARIANT' | 'SKIP' | null;
+  readonly values?: unknown;
+}
 
 /**
  * Decisions in the chat: the proposal or question the conversation waits on is decided through
@@ -16,7 +24,7 @@ import { ConversationsService, type ConversationDecisionCommand } from './conver
 @Injectable()
 export class ConversationDecisions {
   constructor(
-    private readonly conversations: ConversationsService,
+    private readonly conversations: ConversationReads,
     private readonly repository: ConversationsRepository,
     private readonly decisions: DecisionsService,
     private readonly events: ConversationEvents,

@@ -5,7 +5,10 @@ import { RequestContext } from '../../../platform/auth/request-context';
 import { mapStream } from '../../../platform/pubsub/subscription-stream';
 import { toUserModel, UserModel, UsersService } from '../../auth';
 import { PendingTurnModel, RunsService, toPendingModel } from '../../runs';
-import { ConversationsService } from '../application/conversations.service';
+import { ConversationReads } from '../application/conversation-reads';
+import { PickSkill } from '../application/pick-skill';
+import { SendMessage } from '../application/send-message';
+import { StartConversation } from '../application/start-conversation';
 import { ConversationDecisions } from '../application/conversation-decisions';
 import { conversationRowOf, toConversationModel, toMessageModel } from './conversation.mapper';
 import {
@@ -24,7 +27,10 @@ import {
 @Resolver(() => ConversationModel)
 export class ConversationsResolver {
   constructor(
-    private readonly service: ConversationsService,
+    private readonly reads: ConversationReads,
+    private readonly starts: StartConversation,
+    private readonly skills: PickSkill,
+    private readonly sends: SendMessage,
     private readonly chatDecisions: ConversationDecisions,
     private readonly runs: RunsService,
     private readonly users: UsersService,
@@ -36,7 +42,7 @@ export class ConversationsResolver {
   })
   @Allow(Access.Chat)
   async skillCatalogue(@Ctx() ctx: RequestContext): Promise<SkillCatalogueEntryModel[]> {
-    return (await this.service.skillCatalogue(ctx)).map((e) => ({ ...e, skillId: String(e.skillId) }));
+    return (await this.skills.catalogue(ctx)).map((e) => ({ ...e, skillId: String(e.skillId) }));
   }
 
   @Query(() => [ConversationModel], {
@@ -44,7 +50,7 @@ export class ConversationsResolver {
   })
   @Allow(Access.Chat)
   async conversations(@Ctx() ctx: RequestContext): Promise<ConversationModel[]> {
-    return (await this.service.list(ctx)).map(toConversationModel);
+    return (await this.reads.list(ctx)).map(toConversationModel);
   }
 
   @Query(() => ConversationModel, { nullable: true })
@@ -53,7 +59,7 @@ export class ConversationsResolver {
     @Ctx() ctx: RequestContext,
     @Args('id', { type: () => ID }) id: string,
   ): Promise<ConversationModel | null> {
-    const row = await this.service.find(ctx, id);
+    const row = await this.reads.find(ctx, id);
     return row ? toConversationModel(row) : null;
   }
 
@@ -66,7 +72,7 @@ export class ConversationsResolver {
     @Ctx() ctx: RequestContext,
     @Args('input') input: CreateConversationInput,
   ): Promise<ConversationModel> {
-    return toConversationModel(await this.service.create(ctx, input));
+    return toConversationModel(await this.starts.start(ctx, input));
   }
 
   @Mutation(() => ConversationModel, {
@@ -77,7 +83,7 @@ export class ConversationsResolver {
     @Ctx() ctx: RequestContext,
     @Args('input') input: SetConversationSkillInput,
   ): Promise<ConversationModel> {
-    return toConversationModel(await this.service.setSkill(ctx, input.conversationId, input.skill));
+    return toConversationModel(await this.skills.pick(ctx, input.conversationId, input.skill));
   }
 
   @Mutation(() => ConversationModel, {
@@ -88,7 +94,7 @@ export class ConversationsResolver {
     @Ctx() ctx: RequestContext,
     @Args('input') input: SendMessageInput,
   ): Promise<ConversationModel> {
-    return toConversationModel(await this.service.sendMessage(ctx, input));
+    return toConversationModel(await this.sends.send(ctx, input));
   }
 
   @Mutation(() => ConversationModel, {
@@ -124,7 +130,7 @@ export class ConversationsResolver {
     @Ctx() ctx: RequestContext,
     @Parent() conversation: ConversationModel,
   ): Promise<MessageModel[]> {
-    const rows = (await this.service.messagesOf([conversation.id])).get(conversation.id) ?? [];
+    const rows = (await this.reads.messagesOf([conversation.id])).get(conversation.id) ?? [];
     return rows.map((m) => toMessageModel(m, ctx.viewer.locale));
   }
 
@@ -149,7 +155,7 @@ export class ConversationsResolver {
     @Ctx() ctx: RequestContext,
     @Args('conversationId', { type: () => ID }) conversationId: string,
   ): Promise<AsyncIterableIterator<ConversationEventModel>> {
-    const stream = await this.service.openEvents(ctx, conversationId);
+    const stream = await this.reads.openEvents(ctx, conversationId);
     const locale = ctx.viewer.locale;
     return mapStream(stream, (e) => ({
       kind: e.kind as ConversationEventModel['kind'],
