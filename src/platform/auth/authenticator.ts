@@ -35,6 +35,15 @@ export abstract class Authenticator {
   }
   /** Reads the user behind a token afresh (a new operation on an open connection); null when no longer valid. */
   abstract reload(user: AuthUser): Promise<AuthUser | null>;
+  /**
+   * Calls `listener` whenever the database says that what some token grants may have changed,
+   * whoever changed it (the API, the command line, SQL), after this authenticator dropped what it
+   * remembered; returns the way to stop. Without such a signal (the embedded database, whose one
+   * session nobody else writes in) it is never called.
+   */
+  onStoreChanged(_listener: () => void): () => void {
+    return () => undefined;
+  }
 }
 
 /**

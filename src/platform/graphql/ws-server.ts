@@ -76,7 +76,8 @@ const rateLimited = (message: string): GraphQLError =>
  * operations at once on one connection (RATE_LIMITED). Every operation passes the HTTP limits.
  * A connection opened with an identity provider's JWT closes (4401) when the token expires, unless
  * a `ping` carried a fresh one (docs/security.md).
- * A revoked token's connections close at once (4401), on every instance (the event bus).
+ * A revoked token's connections close at once (4401), on every instance: through the event bus
+ * for a revocation through the API, on the database's NOTIFY for one on the command line or in SQL.
  * Protocol pings every `WS_KEEPALIVE_SECONDS`; a socket with more than `WS_MAX_BUFFERED_BYTES`
  * waiting to be sent closes with 4413 (socket-sends.ts).
  */
@@ -87,8 +88,12 @@ export class GraphqlWsServer implements OnApplicationBootstrap, BeforeApplicatio
   private server: Disposable | null = null;
   private unsubscribe: Unsubscribe | null = null;
   private httpServer: Server | null = null;
-  /** Open, authenticated sockets by the id of the token they were opened with. */
-  private readonly byToken = new Map<string, Set<WebSocket>>();
+  /** Open, authenticated sockets by the id of the token they were opened with, and its user. */
+  private readonly byToken = new Map<string, { user: AuthUser; sockets: Set<WebSocket> }>();
+  /** The re-check of the open connections' tokens in progress, and whether another is due after it. */
+  private rechecking: Promise<void> | null = null;
+  private recheckDue = false;
+  private stopRechecks: (() => void) | null = null;
   /** Open, authenticated connections per user id. */
   private readonly perUser = new Map<number, number>();
   /** Each open connection's lease in Redis (the cap over all instances). */
@@ -122,11 +127,10 @@ export class GraphqlWsServer implements OnApplicationBootstrap, BeforeApplicatio
     this.metrics.watchOpenSubscriptions(() =>
       [...this.accepted].reduce((n, ctx) => n + Object.keys(ctx.subscriptions).length, 0),
     );
-    this.unsubscribe = await this.bus.subscribe<{ tokenId?: string }>(TOKEN_REVOKED_TOPIC, (e) => {
-      for (const socket of this.byToken.get(e.tokenId ?? '') ?? []) {
-        socket.close(WS_CLOSE.unauthorized, 'Token revoked');
-      }
-    });
+    this.unsubscribe = await this.bus.subscribe<{ tokenId?: string }>(TOKEN_REVOKED_TOPIC, (e) =>
+      this.closeToken(e.tokenId ?? '', 'Token revoked'),
+    );
+    this.stopRechecks = this.authenticator.onStoreChanged(this.storeChanged);
     if (this.counters.shared) {
       this.renewal = setInterval(
         () => void this.counters.renew([...this.leases.values()], LEASE_MS),
@@ -141,7 +145,9 @@ export class GraphqlWsServer implements OnApplicationBootstrap, BeforeApplicatio
   async beforeApplicationShutdown(): Promise<void> {
     if (this.renewal) clearInterval(this.renewal);
     this.httpServer?.off('upgrade', this.upgrade);
+    this.stopRechecks?.();
     await this.unsubscribe?.();
+    await this.rechecking;
     await Promise.all([...this.leases.values()].map((l) => this.counters.release(l.key, l.member)));
     this.leases.clear();
     await this.server?.dispose();
@@ -311,16 +317,50 @@ export class GraphqlWsServer implements OnApplicationBootstrap, BeforeApplicatio
 
   private track(socket: WebSocket, user: AuthUser): void {
     this.perUser.set(user.id, (this.perUser.get(user.id) ?? 0) + 1);
-    const sockets = this.byToken.get(user.tokenId) ?? new Set<WebSocket>();
-    sockets.add(socket);
-    this.byToken.set(user.tokenId, sockets);
+    const entry = this.byToken.get(user.tokenId) ?? { user, sockets: new Set<WebSocket>() };
+    entry.sockets.add(socket);
+    this.byToken.set(user.tokenId, entry);
     socket.once('close', () => {
       this.releaseLease(socket);
       const left = (this.perUser.get(user.id) ?? 1) - 1;
       if (left > 0) this.perUser.set(user.id, left);
       else this.perUser.delete(user.id);
-      sockets.delete(socket);
-      if (sockets.size === 0 && this.byToken.get(user.tokenId) === sockets) this.byToken.delete(user.tokenId);
+      entry.sockets.delete(socket);
+      if (entry.sockets.size === 0 && this.byToken.get(user.tokenId) === entry)
+        this.byToken.delete(user.tokenId);
     });
+  }
+
+  private closeToken(tokenId: string, reason: string): void {
+    for (const socket of this.byToken.get(tokenId)?.sockets ?? [])
+      socket.close(WS_CLOSE.unauthorized, reason);
+  }
+
+  /**
+   * The database says what some token grants may have changed: a revocation on the command line
+   * or in SQL closes its connections at once too, as one through the API does (TOKEN_REVOKED_TOPIC).
+   * One re-check at a time; changes heard meanwhile get one more after it.
+   */
+  private readonly storeChanged = (): void => {
+    if (this.rechecking) {
+      this.recheckDue = true;
+      return;
+    }
+    this.rechecking = this.recheckTokens()
+      .catch((e: Error) => this.logger.warn(`re-checking the open connections' tokens failed: ${e.message}`))
+      .finally(() => {
+        this.rechecking = null;
+        if (!this.recheckDue) return;
+        this.recheckDue = false;
+        this.storeChanged();
+      });
+  };
+
+  /** Closes (4401) the connections whose token is no longer valid: one statement for all tokens. */
+  private async recheckTokens(): Promise<void> {
+    const open = [...this.byToken];
+    // why: issued in one tick, so the authenticator reads every token in one batch.
+    const fresh = await Promise.all(open.map(([, entry]) => this.authenticator.refresh(entry.user)));
+    open.forEach(([tokenId], i) => fresh[i] === null && this.closeToken(tokenId, 'Token no longer valid'));
   }
 }

@@ -59,6 +59,14 @@ export class BearerAuthenticator extends Authenticator {
     return this.fresh.peek(user.tokenId)?.value;
   }
 
+  /** The personal tokens' signal; a JWT caller's remembered user is dropped with it. */
+  override onStoreChanged(listener: () => void): () => void {
+    return this.tokens.onStoreChanged(() => {
+      this.fresh.clear();
+      listener();
+    });
+  }
+
   private async stillSignedIn(user: AuthUser, expiresAt: Date): Promise<AuthUser | null> {
     if (expiresAt.getTime() <= Date.now()) return null;
     const stored = await this.repository.findUserWithGroups(user.id);

@@ -44,6 +44,7 @@ export class TokenAuthenticator extends Authenticator implements OnModuleInit, O
   private readonly fresh = new ShortMemo<string, Known>(REFRESH_REUSE_UNLISTENED_MS);
   private readonly changes: ChannelListener;
   private unsubscribe: Unsubscribe | null = null;
+  private readonly storeListeners = new Set<() => void>();
   // why: the re-checks of one tick share a statement (keep = false: never one sent before
   // they were asked for), so one event's re-checks for many subscribers are one query.
   private readonly byId = new BatchLoader<string, ApiTokenEntity | null>(
@@ -79,7 +80,15 @@ export class TokenAuthenticator extends Authenticator implements OnModuleInit, O
       else this.fresh.clear();
     });
     // why: also on (re)connecting, since changes made while nobody listened were not heard.
-    this.changes.start(() => this.fresh.clear());
+    this.changes.start(() => {
+      this.fresh.clear();
+      for (const listener of this.storeListeners) listener();
+    });
+  }
+
+  override onStoreChanged(listener: () => void): () => void {
+    this.storeListeners.add(listener);
+    return () => void this.storeListeners.delete(listener);
   }
 
   async onModuleDestroy(): Promise<void> {
