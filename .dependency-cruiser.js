@@ -32,6 +32,13 @@ module.exports = {
       },
     },
     {
+      name: 'outside-meets-modules-through-index',
+      comment: 'The command line and the demo data use a module through its index.ts only, as other modules do.',
+      severity: 'error',
+      from: { path: '^src/(cli|demo)/' },
+      to: { path: '^src/modules/[^/]+/(?!index\\.ts$)' },
+    },
+    {
       name: 'modules-expose-no-repositories-or-entities',
       comment: 'A module exposes services and ports; its repositories and entities stay inside it.',
       severity: 'error',

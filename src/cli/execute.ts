@@ -1,4 +1,6 @@
+import { Logger } from '@nestjs/common';
 import { AppConfig, ConfigError, loadConfig } from '../config/app-config';
+import { OperatorAccounts } from '../modules/auth';
 import { DataDirPermissionError } from '../platform/database/data-dir';
 import { DataDirBusyError } from '../platform/database/pglite';
 import type { CliCommand } from './args';
@@ -21,19 +23,13 @@ const done = (lines: readonly string[]): CommandOutcome => ({ lines, exitCode: E
 async function dispatch(cmd: DatabaseCommand, db: CliDatabase, config: AppConfig): Promise<CommandOutcome> {
   switch (cmd.kind) {
     case 'user-create':
-      return done(await createUser(db.dataSource, cmd));
     case 'user-list':
-      return done(await listUsers(db.dataSource));
     case 'group-map-list':
-      return done(await listGroupMappings(db.dataSource));
     case 'group-map-add':
-      return done(await addGroupMapping(db.dataSource, cmd));
     case 'token-create':
-      return done(await createToken(db.dataSource, cmd));
     case 'token-list':
-      return done(await listTokens(db.dataSource, cmd));
     case 'token-revoke':
-      return done(await revokeTokens(db.dataSource, cmd));
+      return done(await onAccounts(cmd, OperatorAccounts.over(db.dataSource, config)));
     case 'seed-demo':
       return done(await seedDemoData(db, config.dataDir));
     case 'status':
@@ -46,6 +42,44 @@ async function dispatch(cmd: DatabaseCommand, db: CliDatabase, config: AppConfig
     case 'webhook-deliveries':
     case 'webhook-replay':
       return done(await runWebhookCommand(db.dataSource, config, cmd));
+  }
+}
+
+type AccountsCommand = Extract<
+  DatabaseCommand,
+  {
+    kind:
+      | 'user-create'
+      | 'user-list'
+      | 'group-map-list'
+      | 'group-map-add'
+      | 'token-create'
+      | 'token-list'
+      | 'token-revoke';
+  }
+>;
+
+/** The user, token and group-map commands: the auth module's use cases, called as the system. */
+async function onAccounts(cmd: AccountsCommand, accounts: OperatorAccounts): Promise<string[]> {
+  try {
+    switch (cmd.kind) {
+      case 'user-create':
+        return await createUser(accounts, cmd);
+      case 'user-list':
+        return await listUsers(accounts);
+      case 'group-map-list':
+        return await listGroupMappings(accounts);
+      case 'group-map-add':
+        return await addGroupMapping(accounts, cmd);
+      case 'token-create':
+        return await createToken(accounts, cmd);
+      case 'token-list':
+        return await listTokens(accounts, cmd);
+      case 'token-revoke':
+        return await revokeTokens(accounts, cmd);
+    }
+  } finally {
+    await accounts.close();
   }
 }
 
@@ -73,6 +107,9 @@ export async function executeCommand(
   env: NodeJS.ProcessEnv,
   io: CliIo,
 ): Promise<number> {
+  // why: the use cases the commands call log for servers (an audit line per change, say); the
+  // command prints what it did itself, and stdout is for that (a token alone on its last line).
+  Logger.overrideLogger(['error']);
   try {
     return await onDatabase(cmd, loadConfig(env), io);
   } catch (e) {

@@ -1,7 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { generateToken, hashToken } from '../modules/auth/core/token';
+import { generateToken, hashToken } from '../modules/auth';
 import { DEMO_USERS } from './demo-data';
 
 export const DEMO_TOKENS_FILE = 'demo-tokens.json';

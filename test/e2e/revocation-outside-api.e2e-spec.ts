@@ -3,6 +3,7 @@
 // of what tokens grant makes every instance re-check the tokens of its open connections
 // (platform/graphql/ws-server.ts). Without it they ran on until their next event.
 import { revokeTokens } from '../../src/cli/commands/token-manage';
+import { OperatorAccounts } from '../../src/modules/auth';
 import { refusalsIn } from '../support/authorization-rules';
 import { createToken, ProgressFrame, RUN_PROGRESS, startResting } from '../support/decisions';
 import { collect, Collected, until } from '../support/runs';
@@ -51,7 +52,7 @@ describe('a token revoked outside the API', () => {
     'on the command line: its connection closes at once (4401); the other token’s stays open',
     async () => {
       const { doomed, kept } = await twoWatchers();
-      const lines = await revokeTokens(t.dataSource, {
+      const lines = await revokeTokens(OperatorAccounts.over(t.dataSource, t.config), {
         kind: 'token-revoke',
         username: 'alice',
         tokenId: doomed.tokenId,

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { listTokens, revokeTokens } from '../../src/cli/commands/token-manage';
 import { createToken as cliCreateToken } from '../../src/cli/commands/token-create';
+import { OperatorAccounts } from '../../src/modules/auth';
 import { createToken, createUserWithToken } from '../support/decisions';
 import { errorCode, GqlResponse } from '../support/test-app';
 import { useTestApp } from '../support/suite';
@@ -30,6 +31,8 @@ describe('token ownership and the audit trail', () => {
   let logged: jest.SpyInstance;
   const { t, ids } = useTestApp({}, { beforeClose: () => logged.mockRestore() });
 
+  /** The command line's accounts over the app's database (in-memory bus: nothing to close). */
+  const operator = (): OperatorAccounts => OperatorAccounts.over(t.dataSource, t.config);
   const tokenCount = async (): Promise<number> =>
     (await t.dataSource.query('SELECT count(*)::int AS n FROM api_token'))[0].n as number;
   const auditCount = async (): Promise<number> =>
@@ -99,7 +102,7 @@ describe('token ownership and the audit trail', () => {
     });
 
     it('the command line creates one with no creator, and it is audited as the command line', async () => {
-      const lines = await cliCreateToken(t.dataSource, {
+      const lines = await cliCreateToken(operator(), {
         kind: 'token-create',
         username: 'erin',
         label: 'ops',
@@ -165,20 +168,20 @@ describe('token ownership and the audit trail', () => {
     it('lists and revokes on the command line, one by id or all', async () => {
       const user = await createUserWithToken(t, 'cli-tokens', []);
       const second = await createToken(t, user.userId, user.token);
-      const listing = await listTokens(t.dataSource, { kind: 'token-list', username: 'cli-tokens' });
+      const listing = await listTokens(operator(), { kind: 'token-list', username: 'cli-tokens' });
       expect(listing[0]).toBe('Tokens of "cli-tokens" (2):');
       expect(listing.join('\n')).toContain(second.tokenId);
       expect(listing.join('\n')).not.toContain(second.token);
 
       const one = { kind: 'token-revoke' as const, username: 'cli-tokens', tokenId: second.tokenId };
-      expect(await revokeTokens(t.dataSource, one)).toEqual([
+      expect(await revokeTokens(operator(), one)).toEqual([
         `Revoked token ${second.tokenId} of "cli-tokens".`,
       ]);
       expect((await t.gql(VIEWER, {}, second.token)).status).toBe(401);
       expect((await t.gql(VIEWER, {}, user.token)).status).toBe(200);
-      await expect(revokeTokens(t.dataSource, { ...one, username: 'alice' })).rejects.toThrow(/has no token/);
+      await expect(revokeTokens(operator(), { ...one, username: 'alice' })).rejects.toThrow(/has no token/);
 
-      expect(await revokeTokens(t.dataSource, { ...one, tokenId: null })).toEqual([
+      expect(await revokeTokens(operator(), { ...one, tokenId: null })).toEqual([
         'Revoked 1 token(s) of "cli-tokens".',
       ]);
       expect((await t.gql(VIEWER, {}, user.token)).status).toBe(401);

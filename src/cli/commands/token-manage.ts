@@ -1,20 +1,12 @@
-import { DataSource } from 'typeorm';
-import { auditActor } from '../../modules/auth/core/audit';
-import type { TokenView } from '../../modules/auth/core/token-view';
-import { ApiTokensRepository } from '../../modules/auth/persistence/api-tokens.repository';
-import { AuditRepository } from '../../modules/auth/persistence/audit.repository';
-import { UserEntity } from '../../modules/auth/persistence/user.entity';
+import type { OperatorAccounts } from '../../modules/auth';
+import type { TokenView } from '../../modules/auth';
+import { RequestContext } from '../../platform/auth/request-context';
 import type { CliCommand } from '../args';
-import { CliFailure } from '../failure';
+import { CliFailure, refusalsAsFailures } from '../failure';
+import { userNamed } from './users-named';
 
 type TokenList = Extract<CliCommand, { kind: 'token-list' }>;
 type TokenRevoke = Extract<CliCommand, { kind: 'token-revoke' }>;
-
-async function userNamed(ds: DataSource, username: string): Promise<UserEntity> {
-  const user = await ds.manager.findOne(UserEntity, { where: { username } });
-  if (!user) throw new CliFailure(`No user "${username}".`);
-  return user;
-}
 
 const when = (d: Date | null, none: string): string => (d ? d.toISOString() : none);
 
@@ -35,49 +27,31 @@ function line(t: TokenView, now: Date): string {
 }
 
 /** Lists a user's tokens, newest first (never a secret: only hashes are stored). */
-export async function listTokens(ds: DataSource, cmd: TokenList): Promise<string[]> {
-  const user = await userNamed(ds, cmd.username);
-  const tokens = await new ApiTokensRepository(ds).listOf(user.id);
+export async function listTokens(accounts: OperatorAccounts, cmd: TokenList): Promise<string[]> {
+  const user = await userNamed(accounts, cmd.username);
+  const tokens = await accounts.tokens.list(RequestContext.system(), user.id);
   if (tokens.length === 0) return [`"${user.username}" has no tokens.`];
   const now = new Date();
   return [`Tokens of "${user.username}" (${tokens.length}):`, ...tokens.map((t) => line(t, now))];
 }
 
 /**
- * Revokes one token of a user (`--id`; idempotent) or all not yet revoked (`--all`), with an
- * audit record. Refuses (CliFailure) an unknown user and an id that is not one of the user's.
+ * Revokes one token of a user (`--id`; idempotent) or all not yet revoked (`--all`), through the
+ * API's own use cases as the system (an audit record each; running servers close the tokens'
+ * connections on the database's NOTIFY). Refuses (CliFailure) an unknown user and an id that is
+ * not one of the user's.
  */
-export async function revokeTokens(ds: DataSource, cmd: TokenRevoke): Promise<string[]> {
-  const user = await userNamed(ds, cmd.username);
-  const tokens = new ApiTokensRepository(ds);
-  const audit = new AuditRepository(ds);
-  const now = new Date();
-  return ds.transaction(async (m) => {
-    if (cmd.tokenId !== null) {
-      const owner = await tokens.revoke(cmd.tokenId, user.id, now, m);
-      if (owner === null)
-        throw new CliFailure(`"${user.username}" has no token ${cmd.tokenId}; nothing revoked.`);
-      await audit.record(
-        {
-          ...auditActor(null),
-          action: 'TOKEN_REVOKED',
-          subjectUserId: user.id,
-          details: { tokenId: cmd.tokenId },
-        },
-        m,
-      );
-      return [`Revoked token ${cmd.tokenId} of "${user.username}".`];
-    }
-    const ids = await tokens.revokeAllOf(user.id, now, m);
-    await audit.record(
-      {
-        ...auditActor(null),
-        action: 'TOKENS_REVOKED',
-        subjectUserId: user.id,
-        details: { tokenIds: ids, count: ids.length },
-      },
-      m,
+export async function revokeTokens(accounts: OperatorAccounts, cmd: TokenRevoke): Promise<string[]> {
+  const user = await userNamed(accounts, cmd.username);
+  const system = RequestContext.system();
+  if (cmd.tokenId !== null) {
+    await refusalsAsFailures(accounts.tokens.revoke(system, cmd.tokenId, user.id), (r) =>
+      r.code === 'NOT_FOUND'
+        ? new CliFailure(`"${user.username}" has no token ${cmd.tokenId}; nothing revoked.`)
+        : null,
     );
-    return [`Revoked ${ids.length} token(s) of "${user.username}".`];
-  });
+    return [`Revoked token ${cmd.tokenId} of "${user.username}".`];
+  }
+  const count = await accounts.tokens.revokeAll(system, user.id);
+  return [`Revoked ${count} token(s) of "${user.username}".`];
 }

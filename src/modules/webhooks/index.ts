@@ -5,3 +5,4 @@ export { WebhookEndpointsService, type EndpointWithSecret } from './application/
 export { DeliveryLog } from './application/delivery-log';
 export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './core/event-types';
 export type { DeliveryView, EndpointView } from './core/webhook-views';
+export { OperatorWebhooks } from './application/operator-webhooks';

@@ -30,7 +30,7 @@ export class AuditTrail {
     details: Record<string, unknown>,
   ): Promise<void> {
     const { via, actor } = auditActor(user);
-    await this.repository.record({ via, actor, action, subjectUserId, details }, tx.manager);
+    await this.repository.record({ via, actor, action, subjectUserId, details });
     tx.afterCommit(() =>
       this.logger.log(
         {
@@ -57,6 +57,6 @@ export class AuditTrail {
     if (!Number.isInteger(filter.limit) || filter.limit < 1 || filter.limit > AUDIT_LIST_MAX) {
       throw badInput(`limit must be 1-${AUDIT_LIST_MAX}`, { field: 'limit' });
     }
-    return this.repository.list(filter, this.tx.manager);
+    return this.repository.list(filter);
   }
 }

@@ -7,6 +7,7 @@ import { badInput, forbidden, notFound } from '../../../common/refusal';
 import { normalizeNewToken } from '../core/identity';
 import { generateToken, hashToken } from '../core/token';
 import {
+  mayAdministerUsers,
   mayManageTokensOf,
   tokenCreation,
   tokenExpiryProblem,
@@ -59,11 +60,11 @@ export class TokensService {
     const token = generateToken();
     const tokenId = await this.tx.run(async (tx) => {
       if (ctx.user) {
-        const creatorExpiry = (await this.tokens.expiryOf(ctx.user.tokenId, tx.manager)) ?? null;
+        const creatorExpiry = (await this.tokens.expiryOf(ctx.user.tokenId)) ?? null;
         const problem = tokenExpiryProblem(spec.expiresAt, creatorExpiry);
         if (problem) throw badInput(problem, { field: 'expiresAt' });
       }
-      const id = await this.tokens.insert(spec, hashToken(token), ctx.user?.id ?? null, tx.manager);
+      const id = await this.tokens.insert(spec, hashToken(token), ctx.user?.id ?? null);
       if (id === null) throw noSuchUser();
       await this.audit.record(tx, ctx.user, 'TOKEN_CREATED', spec.userId, {
         tokenId: id,
@@ -83,22 +84,29 @@ export class TokensService {
   async list(ctx: RequestContext, userId: number | null): Promise<TokenView[]> {
     const owner = userId ?? ctx.viewer.id;
     if (!mayManageTokensOf(ctx.user, owner)) throw noSuchUser();
-    return this.tokens.listOf(owner, this.tx.manager);
+    return this.tokens.listOf(owner);
   }
 
   /**
-   * Revokes a token: admins (and the system) any token, a user their own. Idempotent: true
-   * again for a token already revoked (its first revocation time is kept).
+   * Revokes a token: admins (and the system) any token, a user their own; `ownerId` narrows it
+   * to that user's tokens (the command line names the user). Idempotent: true again for a token
+   * already revoked (its first revocation time is kept).
    * Refusal: NOT_FOUND for an unknown token and for another user's token alike.
    */
-  async revoke(ctx: RequestContext, tokenId: string): Promise<true> {
+  async revoke(ctx: RequestContext, tokenId: string, ownerId: number | null = null): Promise<true> {
     await this.tx.run(async (tx) => {
-      const owner = await this.tokens.revoke(tokenId, tokenOwnerScope(ctx.user), new Date(), tx.manager);
+      const owner = await this.tokens.revoke(tokenId, tokenOwnerScope(ctx.user) ?? ownerId, new Date());
       if (owner === null) throw notFound('No such token');
       await this.audit.record(tx, ctx.user, 'TOKEN_REVOKED', owner, { tokenId });
     });
     await this.ended(tokenId);
     return true;
+  }
+
+  /** How many active tokens each user holds (users without any are absent). Admins (and the system) only. */
+  async activeCounts(ctx: RequestContext): Promise<Map<number, number>> {
+    if (!mayAdministerUsers(ctx.user)) throw forbidden('Only admins may count the tokens of every user');
+    return this.tokens.activeCounts(new Date());
   }
 
   /**
@@ -119,8 +127,8 @@ export class TokensService {
   async revokeAll(ctx: RequestContext, userId: number): Promise<number> {
     if (!mayManageTokensOf(ctx.user, userId)) throw noSuchUser();
     const revoked = await this.tx.run(async (tx) => {
-      if (!(await this.auth.findUserWithGroups(userId, tx.manager))) throw noSuchUser();
-      const ids = await this.tokens.revokeAllOf(userId, new Date(), tx.manager);
+      if (!(await this.auth.findUserWithGroups(userId))) throw noSuchUser();
+      const ids = await this.tokens.revokeAllOf(userId, new Date());
       await this.audit.record(tx, ctx.user, 'TOKENS_REVOKED', userId, { tokenIds: ids, count: ids.length });
       return ids;
     });

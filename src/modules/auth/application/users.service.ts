@@ -19,13 +19,13 @@ export class UsersService {
   /** Every user with their groups, by id. Admins only (FORBIDDEN otherwise). */
   async list(ctx: RequestContext): Promise<UserView[]> {
     assertAdministrator(ctx);
-    return this.users.listUsers(this.tx.manager);
+    return this.users.listUsers();
   }
 
   /** Every group with its grants, by id. Admins only (FORBIDDEN otherwise). */
   async listGroups(ctx: RequestContext): Promise<GroupView[]> {
     assertAdministrator(ctx);
-    return this.users.listGroups(this.tx.manager);
+    return this.users.listGroups();
   }
 
   /**
@@ -39,19 +39,18 @@ export class UsersService {
     assertAdministrator(ctx);
     const user = normalizeNewUser(request);
     return this.tx.run(async (tx) => {
-      const { manager } = tx;
-      const existing = await this.users.existingGroupIds(user.groupIds, manager);
+      const existing = await this.users.existingGroupIds(user.groupIds);
       const missing = user.groupIds.filter((id) => !existing.has(id));
       if (missing.length > 0) {
         throw new Refusal('NOT_FOUND', `No group with id ${missing.join(', ')}`, {
           groupIds: missing.map(String),
         });
       }
-      const id = await this.users.insertUser(user, manager);
+      const id = await this.users.insertUser(user);
       if (id === null) {
         throw badInput(`The username "${user.username}" is already taken`, { field: 'username' });
       }
-      const [created] = await this.users.findUsersByIds([id], manager);
+      const [created] = await this.users.findUsersByIds([id]);
       if (!created) throw new Error(`user ${id} vanished inside its own transaction`);
       await this.audit.record(tx, ctx.user, 'USER_CREATED', id, {
         username: created.username,
@@ -67,19 +66,19 @@ export class UsersService {
    * (a run's owner); callers decide whether the viewer may know the user.
    */
   async findById(_ctx: RequestContext, id: number): Promise<UserView | null> {
-    const [user] = await this.users.findUsersByIds([id], this.tx.manager);
+    const [user] = await this.users.findUsersByIds([id]);
     return user ?? null;
   }
 
   /** Users by id (for batching references); missing ids are absent from the map. No access check. */
   async findByIds(_ctx: RequestContext, ids: readonly number[]): Promise<Map<number, UserView>> {
-    const users = await this.users.findUsersByIds([...new Set(ids)], this.tx.manager);
+    const users = await this.users.findUsersByIds([...new Set(ids)]);
     return new Map(users.map((u) => [u.id, u]));
   }
 
   /** A user by username, or null (CLI bootstrap). No access check. */
   async findByUsername(_ctx: RequestContext, username: string): Promise<UserView | null> {
-    return this.users.findUserByUsername(username, this.tx.manager);
+    return this.users.findUserByUsername(username);
   }
 }
 

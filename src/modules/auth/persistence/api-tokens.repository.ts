@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { returnedRows } from '../../../platform/database/query-results';
 import { managerOf } from '../../../platform/database/transaction-runner';
 import { NewToken } from '../core/identity';
@@ -17,12 +17,8 @@ export class ApiTokensRepository {
    * null when there is no such user.
    * why: one INSERT ... SELECT, so a user deleted meanwhile cannot get a dangling token.
    */
-  async insert(
-    token: NewToken,
-    tokenHash: string,
-    createdBy: number | null,
-    manager: EntityManager = managerOf(this.dataSource),
-  ): Promise<string | null> {
+  async insert(token: NewToken, tokenHash: string, createdBy: number | null): Promise<string | null> {
+    const manager = managerOf(this.dataSource);
     const rows: Array<{ id: string }> = await manager.query(
       `INSERT INTO api_token (user_id, token_hash, label, expires_at, created_by)
        SELECT id, $2, $3, $4, $5 FROM app_user WHERE id = $1 RETURNING id`,
@@ -32,7 +28,8 @@ export class ApiTokensRepository {
   }
 
   /** When a token expires (null: never); undefined when there is no such token. */
-  async expiryOf(tokenId: string, manager: EntityManager): Promise<Date | null | undefined> {
+  async expiryOf(tokenId: string): Promise<Date | null | undefined> {
+    const manager = managerOf(this.dataSource);
     const row = await manager.findOne(ApiTokenEntity, {
       select: { id: true, expiresAt: true },
       where: { id: tokenId },
@@ -41,7 +38,8 @@ export class ApiTokensRepository {
   }
 
   /** A user's tokens, newest first, with their owner and creator. */
-  async listOf(userId: number, manager: EntityManager = managerOf(this.dataSource)): Promise<TokenView[]> {
+  async listOf(userId: number): Promise<TokenView[]> {
+    const manager = managerOf(this.dataSource);
     const rows = await manager.find(ApiTokenEntity, {
       where: { userId },
       relations: { user: { groups: true }, createdBy: { groups: true } },
@@ -56,12 +54,8 @@ export class ApiTokensRepository {
    * token (for this owner) exists.
    * why: one conditional UPDATE, so ownership and revocation cannot race apart.
    */
-  async revoke(
-    tokenId: string,
-    ownerId: number | null,
-    now: Date,
-    manager: EntityManager = managerOf(this.dataSource),
-  ): Promise<number | null> {
+  async revoke(tokenId: string, ownerId: number | null, now: Date): Promise<number | null> {
+    const manager = managerOf(this.dataSource);
     const rows: unknown = await manager.query(
       `UPDATE api_token SET revoked_at = COALESCE(revoked_at, $2)
        WHERE id = $1 AND ($3::int IS NULL OR user_id = $3) RETURNING user_id`,
@@ -70,8 +64,19 @@ export class ApiTokensRepository {
     return returnedRows<{ user_id: number }>(rows)[0]?.user_id ?? null;
   }
 
+  /** How many active tokens (not revoked, not expired at `now`) each user holds; users without any are absent. */
+  async activeCounts(now: Date): Promise<Map<number, number>> {
+    const rows: Array<{ user_id: number; n: number }> = await managerOf(this.dataSource).query(
+      `SELECT user_id, count(*)::int AS n FROM api_token
+       WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $1) GROUP BY user_id`,
+      [now],
+    );
+    return new Map(rows.map((r) => [Number(r.user_id), r.n]));
+  }
+
   /** Revokes every token of a user not yet revoked; the ids revoked now. */
-  async revokeAllOf(userId: number, now: Date, manager: EntityManager): Promise<string[]> {
+  async revokeAllOf(userId: number, now: Date): Promise<string[]> {
+    const manager = managerOf(this.dataSource);
     const rows: unknown = await manager.query(
       `UPDATE api_token SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL RETURNING id`,
       [userId, now],

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { managerOf } from '../../../platform/database/transaction-runner';
 import type { AuditAction, AuditEntry, AuditRecord, AuditVia } from '../core/audit';
 import { AuditEventEntity } from './audit-event.entity';
@@ -9,8 +9,9 @@ import { AuditEventEntity } from './audit-event.entity';
 export class AuditRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** Appends a record; `manager` is the transaction of the change it records. */
-  async record(entry: AuditEntry, manager: EntityManager): Promise<void> {
+  /** Appends a record, in the transaction of the change it records (AuditTrail.record runs in it). */
+  async record(entry: AuditEntry): Promise<void> {
+    const manager = managerOf(this.dataSource);
     await manager.query(
       `INSERT INTO audit_event (via, actor_user_id, actor_username, actor_token_id, action, subject_user_id, details)
        VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)`,
@@ -27,10 +28,8 @@ export class AuditRepository {
   }
 
   /** The newest records first, optionally only those about or by one user. */
-  async list(
-    filter: { userId: number | null; limit: number },
-    manager: EntityManager = managerOf(this.dataSource),
-  ): Promise<AuditRecord[]> {
+  async list(filter: { userId: number | null; limit: number }): Promise<AuditRecord[]> {
+    const manager = managerOf(this.dataSource);
     const query = manager
       .createQueryBuilder(AuditEventEntity, 'a')
       .orderBy('a.at', 'DESC')

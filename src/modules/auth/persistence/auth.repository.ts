@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { joinedName, type JoinedRead } from '../../../platform/database/joined-read';
 import { managerOf } from '../../../platform/database/transaction-runner';
 import { AuthUser, Grant, GRANTS, GroupPermissions } from '../../../platform/auth/auth-user';
@@ -160,20 +160,19 @@ export class AuthRepository {
    */
   async findTokensByHashes(hashes: readonly string[]): Promise<ApiTokenEntity[]> {
     if (hashes.length === 0) return [];
-    const manager = managerOf(this.dataSource);
-    if (hashes.length === 1) return this.tokensWhere('t.token_hash = $1', [hashes[0]], manager);
-    return this.tokensWhere('t.token_hash = ANY($1::bpchar[])', [[...hashes]], manager);
+    if (hashes.length === 1) return this.tokensWhere('t.token_hash = $1', [hashes[0]]);
+    return this.tokensWhere('t.token_hash = ANY($1::bpchar[])', [[...hashes]]);
   }
 
-  async findTokenWithUser(tokenId: string, manager: EntityManager = managerOf(this.dataSource)) {
-    const rows = await this.tokensWhere('t.id = $1', [tokenId], manager);
+  async findTokenWithUser(tokenId: string) {
+    const rows = await this.tokensWhere('t.id = $1', [tokenId]);
     return rows[0] ?? null;
   }
 
   /** Tokens with their users and groups, by id (the per-event re-checks of many subscribers at once). */
   async findTokensWithUsers(tokenIds: readonly string[]): Promise<ApiTokenEntity[]> {
     if (tokenIds.length === 0) return [];
-    return this.tokensWhere('t.id = ANY($1::uuid[])', [[...tokenIds]], managerOf(this.dataSource));
+    return this.tokensWhere('t.id = ANY($1::uuid[])', [[...tokenIds]]);
   }
 
   /**
@@ -182,25 +181,20 @@ export class AuthRepository {
    * statements (distinct ids with LIMIT 1, then the rows) and building them was the largest
    * CPU item of a bare request in the profile (bench/README.md, P0).
    */
-  private async tokensWhere(
-    condition: string,
-    params: unknown[],
-    manager: EntityManager,
-  ): Promise<ApiTokenEntity[]> {
+  private async tokensWhere(condition: string, params: unknown[]): Promise<ApiTokenEntity[]> {
+    const manager = managerOf(this.dataSource);
     const rows = await manager.query<TokenRow[]>(`${TOKEN_WITH_USER} WHERE ${condition}`, params);
     return rows.map(toTokenEntity);
   }
 
   /** A user with their groups, for acting as them (a run's owner). */
-  async findUserWithGroups(userId: number, manager: EntityManager = managerOf(this.dataSource)) {
-    return (await this.findUsersWithGroups([userId], manager))[0] ?? null;
+  async findUserWithGroups(userId: number) {
+    return (await this.findUsersWithGroups([userId]))[0] ?? null;
   }
 
   /** Users with their groups by id, in one statement whatever their number; unknown ids are absent. */
-  async findUsersWithGroups(
-    userIds: readonly number[],
-    manager: EntityManager = managerOf(this.dataSource),
-  ): Promise<UserEntity[]> {
+  async findUsersWithGroups(userIds: readonly number[]): Promise<UserEntity[]> {
+    const manager = managerOf(this.dataSource);
     if (userIds.length === 0) return [];
     // why: one statement, as for tokens (findOne with a to-many relation sends two).
     const rows = await manager.query<UserRow[]>(USER_WITH_GROUPS, [[...userIds]]);

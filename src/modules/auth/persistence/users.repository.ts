@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, In } from 'typeorm';
+import { DataSource, In } from 'typeorm';
 import { managerOf } from '../../../platform/database/transaction-runner';
 import { Grant, GRANTS } from '../../../platform/auth/auth-user';
 import { GroupView, NewUser, UserView } from '../core/identity';
@@ -30,29 +30,34 @@ export function toUserView(u: UserEntity): UserView {
 export class UsersRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async listUsers(manager: EntityManager = managerOf(this.dataSource)): Promise<UserView[]> {
+  async listUsers(): Promise<UserView[]> {
+    const manager = managerOf(this.dataSource);
     const rows = await manager.find(UserEntity, { relations: { groups: true }, order: { id: 'ASC' } });
     return rows.map(toUserView);
   }
 
-  async listGroups(manager: EntityManager = managerOf(this.dataSource)): Promise<GroupView[]> {
+  async listGroups(): Promise<GroupView[]> {
+    const manager = managerOf(this.dataSource);
     const rows = await manager.find(GroupEntity, { order: { id: 'ASC' } });
     return rows.map(toGroupView);
   }
 
-  async findUsersByIds(ids: readonly number[], manager: EntityManager = managerOf(this.dataSource)) {
+  async findUsersByIds(ids: readonly number[]) {
+    const manager = managerOf(this.dataSource);
     if (ids.length === 0) return [];
     const rows = await manager.find(UserEntity, { where: { id: In([...ids]) }, relations: { groups: true } });
     return rows.map(toUserView);
   }
 
-  async findUserByUsername(username: string, manager: EntityManager = managerOf(this.dataSource)) {
+  async findUserByUsername(username: string) {
+    const manager = managerOf(this.dataSource);
     const row = await manager.findOne(UserEntity, { where: { username }, relations: { groups: true } });
     return row ? toUserView(row) : null;
   }
 
   /** The subset of `ids` that name existing groups. */
-  async existingGroupIds(ids: readonly number[], manager: EntityManager): Promise<Set<number>> {
+  async existingGroupIds(ids: readonly number[]): Promise<Set<number>> {
+    const manager = managerOf(this.dataSource);
     if (ids.length === 0) return new Set();
     const rows = await manager.find(GroupEntity, { select: { id: true }, where: { id: In([...ids]) } });
     return new Set(rows.map((g) => g.id));
@@ -63,7 +68,8 @@ export class UsersRepository {
    * why: ON CONFLICT instead of a read-then-insert, so two concurrent creates of the same
    * username cannot both pass a check; the loser simply gets no row back.
    */
-  async insertUser(user: NewUser, manager: EntityManager): Promise<number | null> {
+  async insertUser(user: NewUser): Promise<number | null> {
+    const manager = managerOf(this.dataSource);
     const rows: Array<{ id: number }> = await manager.query(
       `INSERT INTO app_user (username, display_name, locale, is_admin) VALUES ($1, $2, $3, $4)
        ON CONFLICT (username) DO NOTHING RETURNING id`,
