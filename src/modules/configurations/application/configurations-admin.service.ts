@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
 import { RequestContext } from '../../../platform/auth/request-context';
-import { TransactionRunner, Tx } from '../../../platform/database/transaction-runner';
+import { TransactionRunner } from '../../../platform/database/transaction-runner';
 import { parseSerialId } from '../../../common/ids';
 import { badInput, forbidden } from '../../../common/refusal';
 import { ConfigurationView, PrivacyLevel, TaskView, type ApprovalTimeoutAction } from '../core/configuration';
@@ -78,37 +78,30 @@ export class ConfigurationsAdminService {
     );
     const groupIds = parseIds(input.allowedGroupIds, 'allowedGroupIds');
     const skillIdentifiers = unique(input.skillIdentifiers ?? []);
-    const id = await this.transactions.run(async ({ manager }) => {
-      await this.assertGroupsExist(groupIds, 'allowedGroupIds', manager);
-      const skillIds = await this.resolveSkills(skillIdentifiers, manager);
-      const configurationId = await this.repository.upsert(
-        {
-          identifier: input.identifier,
-          name: input.name,
-          provider: input.provider,
-          model: input.model,
-          providerOptions,
-          systemPrompt: input.systemPrompt ?? '',
-          isActive: input.isActive ?? true,
-          requireSecondApprover: input.requireSecondApprover ?? false,
-          approvalTimeoutSeconds: input.approvalTimeoutSeconds ?? null,
-          onApprovalTimeout: input.onApprovalTimeout ?? 'DENY',
-          requiredApprovals: input.requiredApprovals ?? 1,
-          maxIterations,
-          privacyLevel: input.privacyLevel ?? 'METADATA',
-          allowedGroupIds: groupIds,
-        },
-        manager,
-      );
-      await this.repository.setConfigurationSkills(configurationId, skillIds, manager);
-      await this.repository.setTokenCaps(
-        configurationId,
-        {
-          maxTokensPerRun: input.maxTokensPerRun ?? null,
-          maxTokensPerUserPerDay: input.maxTokensPerUserPerDay ?? null,
-        },
-        manager,
-      );
+    const id = await this.transactions.run(async () => {
+      await this.assertGroupsExist(groupIds, 'allowedGroupIds');
+      const skillIds = await this.resolveSkills(skillIdentifiers);
+      const configurationId = await this.repository.upsert({
+        identifier: input.identifier,
+        name: input.name,
+        provider: input.provider,
+        model: input.model,
+        providerOptions,
+        systemPrompt: input.systemPrompt ?? '',
+        isActive: input.isActive ?? true,
+        requireSecondApprover: input.requireSecondApprover ?? false,
+        approvalTimeoutSeconds: input.approvalTimeoutSeconds ?? null,
+        onApprovalTimeout: input.onApprovalTimeout ?? 'DENY',
+        requiredApprovals: input.requiredApprovals ?? 1,
+        maxIterations,
+        privacyLevel: input.privacyLevel ?? 'METADATA',
+        allowedGroupIds: groupIds,
+      });
+      await this.repository.setConfigurationSkills(configurationId, skillIds);
+      await this.repository.setTokenCaps(configurationId, {
+        maxTokensPerRun: input.maxTokensPerRun ?? null,
+        maxTokensPerUserPerDay: input.maxTokensPerUserPerDay ?? null,
+      });
       return configurationId;
     });
     return this.reads.getWithSkillsById(id);
@@ -125,45 +118,38 @@ export class ConfigurationsAdminService {
     if (!ctx.isAdmin) throw forbidden('Only admins may change Tasks');
     const groupIds = parseIds(input.groupIds, 'groupIds');
     const skillIdentifiers = unique(input.skillIdentifiers ?? []);
-    const id = await this.transactions.run(async ({ manager }) => {
-      const configuration = await this.repository.findByIdentifier(input.configurationIdentifier, manager);
+    const id = await this.transactions.run(async () => {
+      const configuration = await this.repository.findByIdentifier(input.configurationIdentifier);
       if (!configuration || configuration.deletedAt !== null) {
         throw badInput(`Unknown configurationIdentifier: ${input.configurationIdentifier}`, {
           field: 'configurationIdentifier',
           unknown: [input.configurationIdentifier],
         });
       }
-      await this.assertGroupsExist(groupIds, 'groupIds', manager);
-      const skillIds = await this.resolveSkills(skillIdentifiers, manager);
-      const taskId = await this.repository.upsertTask(
-        {
-          identifier: input.identifier,
-          name: input.name,
-          configurationId: configuration.id,
-          priority: input.priority ?? 0,
-        },
-        manager,
-      );
-      await this.repository.setTaskLinks(taskId, skillIds, groupIds, manager);
+      await this.assertGroupsExist(groupIds, 'groupIds');
+      const skillIds = await this.resolveSkills(skillIdentifiers);
+      const taskId = await this.repository.upsertTask({
+        identifier: input.identifier,
+        name: input.name,
+        configurationId: configuration.id,
+        priority: input.priority ?? 0,
+      });
+      await this.repository.setTaskLinks(taskId, skillIds, groupIds);
       return taskId;
     });
     return this.reads.getTaskById(id);
   }
 
-  private async assertGroupsExist(
-    ids: readonly number[],
-    field: string,
-    manager: Tx['manager'],
-  ): Promise<void> {
-    const known = new Set(await this.repository.existingGroupIds(ids, manager));
+  private async assertGroupsExist(ids: readonly number[], field: string): Promise<void> {
+    const known = new Set(await this.repository.existingGroupIds(ids));
     const unknown = ids.filter((id) => !known.has(id));
     if (unknown.length > 0) {
       throw badInput(`Unknown ${field}: ${unknown.join(', ')}`, { field, unknown: unknown.map(String) });
     }
   }
 
-  private async resolveSkills(identifiers: readonly string[], manager: Tx['manager']): Promise<number[]> {
-    const found = await this.repository.skillIdsByIdentifier(identifiers, manager);
+  private async resolveSkills(identifiers: readonly string[]): Promise<number[]> {
+    const found = await this.repository.skillIdsByIdentifier(identifiers);
     const unknown = identifiers.filter((i) => !found.has(i));
     if (unknown.length > 0) {
       throw badInput(`Unknown skillIdentifiers: ${unknown.join(', ')}`, {

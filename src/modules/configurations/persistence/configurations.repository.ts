@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, In, IsNull } from 'typeorm';
+import { DataSource, In, IsNull } from 'typeorm';
 import type { JoinedRead } from '../../../platform/database/joined-read';
 import { EntityColumns } from '../../../platform/database/entity-columns';
 import { managerOf } from '../../../platform/database/transaction-runner';
@@ -85,10 +85,6 @@ export class ConfigurationsRepository {
     this.columns = new EntityColumns<ConfigurationEntity>(dataSource, ConfigurationEntity, 'c');
   }
 
-  get manager(): EntityManager {
-    return managerOf(this.dataSource);
-  }
-
   /**
    * A configuration by id read in another row's statement (a decision reads it with its run):
    * the same row `findById` answers, without a round trip of its own.
@@ -105,7 +101,8 @@ export class ConfigurationsRepository {
   };
 
   /** why one plain statement: it is read on every run start (bench P1). */
-  async findById(id: number, manager: EntityManager = this.manager): Promise<ConfigurationRow | null> {
+  async findById(id: number): Promise<ConfigurationRow | null> {
+    const manager = managerOf(this.dataSource);
     const rows: unknown = await manager.query(
       `SELECT ${this.columns.sql()} FROM configuration c WHERE c.id = $1`,
       [id],
@@ -114,10 +111,8 @@ export class ConfigurationsRepository {
     return e ? toConfigurationRow(e) : null;
   }
 
-  async findByIds(
-    ids: readonly number[],
-    manager: EntityManager = this.manager,
-  ): Promise<ConfigurationRow[]> {
+  async findByIds(ids: readonly number[]): Promise<ConfigurationRow[]> {
+    const manager = managerOf(this.dataSource);
     if (ids.length === 0) return [];
     // why one plain statement, as findById: a worker's pickup reads its runs' configurations
     // with it, and TypeORM's find builds its query and maps its rows on every call (bench P4).
@@ -129,7 +124,8 @@ export class ConfigurationsRepository {
   }
 
   /** Every configuration not deleted, by id. */
-  async listActive(manager: EntityManager = this.manager): Promise<ConfigurationRow[]> {
+  async listActive(): Promise<ConfigurationRow[]> {
+    const manager = managerOf(this.dataSource);
     const rows = await manager.find(ConfigurationEntity, {
       where: { deletedAt: IsNull() },
       order: { id: 'ASC' },
@@ -137,16 +133,15 @@ export class ConfigurationsRepository {
     return rows.map(toConfigurationRow);
   }
 
-  async findByIdentifier(
-    identifier: string,
-    manager: EntityManager = this.manager,
-  ): Promise<ConfigurationRow | null> {
+  async findByIdentifier(identifier: string): Promise<ConfigurationRow | null> {
+    const manager = managerOf(this.dataSource);
     const e = await manager.findOne(ConfigurationEntity, { where: { identifier } });
     return e ? toConfigurationRow(e) : null;
   }
 
   /** Sets a configuration's token caps (null: no cap), in the upsert's transaction. */
-  async setTokenCaps(id: number, caps: TokenCaps, manager: EntityManager): Promise<void> {
+  async setTokenCaps(id: number, caps: TokenCaps): Promise<void> {
+    const manager = managerOf(this.dataSource);
     await manager.query(
       `UPDATE configuration SET max_tokens_per_run = $2, max_tokens_per_user_per_day = $3 WHERE id = $1`,
       [id, caps.maxTokensPerRun, caps.maxTokensPerUserPerDay],
@@ -157,7 +152,8 @@ export class ConfigurationsRepository {
    * Inserts or updates by identifier in one statement, so two concurrent upserts of the same
    * identifier cannot both insert. An upsert of a deleted configuration brings it back.
    */
-  async upsert(c: ConfigurationWrite, manager: EntityManager): Promise<number> {
+  async upsert(c: ConfigurationWrite): Promise<number> {
+    const manager = managerOf(this.dataSource);
     const rows: Array<{ id: number }> = await manager.query(
       `INSERT INTO configuration (identifier, name, provider, model, provider_options, system_prompt, is_active,
          require_second_approver, max_iterations, privacy_level, allowed_group_ids,
@@ -194,7 +190,8 @@ export class ConfigurationsRepository {
   }
 
   /** Replaces the skills attached to a configuration. */
-  async setConfigurationSkills(configurationId: number, skillIds: readonly number[], manager: EntityManager) {
+  async setConfigurationSkills(configurationId: number, skillIds: readonly number[]) {
+    const manager = managerOf(this.dataSource);
     await manager.query('DELETE FROM configuration_skill WHERE configuration_id = $1', [configurationId]);
     if (skillIds.length === 0) return;
     await manager.query(
@@ -204,17 +201,16 @@ export class ConfigurationsRepository {
   }
 
   /** The ids among these that name existing groups. */
-  async existingGroupIds(ids: readonly number[], manager: EntityManager = this.manager): Promise<number[]> {
+  async existingGroupIds(ids: readonly number[]): Promise<number[]> {
+    const manager = managerOf(this.dataSource);
     if (ids.length === 0) return [];
     const rows = await manager.find(GroupEntity, { select: { id: true }, where: { id: In([...ids]) } });
     return rows.map((g) => g.id);
   }
 
   /** The skills with these identifiers that exist: identifier to id. */
-  async skillIdsByIdentifier(
-    identifiers: readonly string[],
-    manager: EntityManager,
-  ): Promise<Map<string, number>> {
+  async skillIdsByIdentifier(identifiers: readonly string[]): Promise<Map<string, number>> {
+    const manager = managerOf(this.dataSource);
     if (identifiers.length === 0) return new Map();
     const rows = await manager.find(SkillEntity, {
       select: { id: true, identifier: true },
@@ -224,17 +220,20 @@ export class ConfigurationsRepository {
   }
 
   /** Every Task with its mapped groups, by id. */
-  async listTasks(manager: EntityManager = this.manager): Promise<TaskRow[]> {
+  async listTasks(): Promise<TaskRow[]> {
+    const manager = managerOf(this.dataSource);
     const rows = await manager.find(TaskEntity, { relations: { groups: true }, order: { id: 'ASC' } });
     return rows.map(toTaskRow);
   }
 
-  async findTaskById(id: number, manager: EntityManager = this.manager): Promise<TaskRow | null> {
+  async findTaskById(id: number): Promise<TaskRow | null> {
+    const manager = managerOf(this.dataSource);
     const e = await manager.findOne(TaskEntity, { where: { id }, relations: { groups: true } });
     return e ? toTaskRow(e) : null;
   }
 
-  async upsertTask(t: TaskWrite, manager: EntityManager): Promise<number> {
+  async upsertTask(t: TaskWrite): Promise<number> {
+    const manager = managerOf(this.dataSource);
     const rows: Array<{ id: number }> = await manager.query(
       `INSERT INTO task (identifier, name, configuration_id, priority) VALUES ($1, $2, $3, $4)
        ON CONFLICT (identifier) DO UPDATE SET name = EXCLUDED.name,
@@ -246,12 +245,8 @@ export class ConfigurationsRepository {
   }
 
   /** Replaces a Task's skills and group mappings. */
-  async setTaskLinks(
-    taskId: number,
-    skillIds: readonly number[],
-    groupIds: readonly number[],
-    manager: EntityManager,
-  ) {
+  async setTaskLinks(taskId: number, skillIds: readonly number[], groupIds: readonly number[]) {
+    const manager = managerOf(this.dataSource);
     await manager.query('DELETE FROM task_skill WHERE task_id = $1', [taskId]);
     await manager.query('DELETE FROM task_group WHERE task_id = $1', [taskId]);
     if (skillIds.length > 0) {

@@ -34,12 +34,12 @@ export class SkillsService {
    */
   async upsertSkill(ctx: RequestContext, input: SkillWrite): Promise<SkillView> {
     if (!ctx.isAdmin) throw forbidden('Only admins may change skills');
-    return this.transactions.run(async ({ manager }) => {
+    return this.transactions.run(async () => {
       // why: the upsert's UPDATE locks the skill row, so concurrent edits number versions in turn.
-      const id = await this.repository.upsert(input, manager);
+      const id = await this.repository.upsert(input);
       const latest = await this.versions.latest(id);
       if (!latest || !sameContent(latest, input)) await this.versions.appendDraft(id, input, ctx.viewer.id);
-      const skill = await this.repository.findById(id, manager);
+      const skill = await this.repository.findById(id);
       if (!skill) throw new Error(`skill ${id} vanished inside its own transaction`);
       return skill;
     });

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { managerOf } from '../../../platform/database/transaction-runner';
 import { SkillView } from '../core/skill';
 import { SkillEntity } from './skill.entity';
@@ -65,7 +65,8 @@ export class SkillsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /** Inserts or updates by identifier in one statement (safe against a concurrent upsert). */
-  async upsert(skill: SkillWrite, manager: EntityManager): Promise<number> {
+  async upsert(skill: SkillWrite): Promise<number> {
+    const manager = managerOf(this.dataSource);
     const result = await manager
       .createQueryBuilder()
       .insert()
@@ -80,7 +81,8 @@ export class SkillsRepository {
     return id;
   }
 
-  async findById(id: number, manager: EntityManager = managerOf(this.dataSource)): Promise<SkillView | null> {
+  async findById(id: number): Promise<SkillView | null> {
+    const manager = managerOf(this.dataSource);
     const rows: RawSkillRow[] = await manager.query(
       `SELECT ${SKILL_COLUMNS} FROM skill s ${APPROVED_JOIN} WHERE s.id = $1`,
       [id],
@@ -89,10 +91,8 @@ export class SkillsRepository {
   }
 
   /** The skills with these identifiers (those that exist), enabled or not. */
-  async findByIdentifiers(
-    identifiers: readonly string[],
-    manager: EntityManager = managerOf(this.dataSource),
-  ): Promise<SkillView[]> {
+  async findByIdentifiers(identifiers: readonly string[]): Promise<SkillView[]> {
+    const manager = managerOf(this.dataSource);
     if (identifiers.length === 0) return [];
     const rows: RawSkillRow[] = await manager.query(
       `SELECT ${SKILL_COLUMNS} FROM skill s ${APPROVED_JOIN} WHERE s.identifier = ANY($1::text[]) ORDER BY s.identifier`,
@@ -102,27 +102,21 @@ export class SkillsRepository {
   }
 
   /** The skills attached to each of these configurations, by identifier. */
-  async attachedToConfigurations(
-    configurationIds: readonly number[],
-    manager: EntityManager = managerOf(this.dataSource),
-  ): Promise<Map<number, SkillView[]>> {
-    return this.attached('configuration_skill', 'configuration_id', configurationIds, manager);
+  async attachedToConfigurations(configurationIds: readonly number[]): Promise<Map<number, SkillView[]>> {
+    return this.attached('configuration_skill', 'configuration_id', configurationIds);
   }
 
   /** The skills attached to each of these Tasks, by identifier. */
-  async attachedToTasks(
-    taskIds: readonly number[],
-    manager: EntityManager = managerOf(this.dataSource),
-  ): Promise<Map<number, SkillView[]>> {
-    return this.attached('task_skill', 'task_id', taskIds, manager);
+  async attachedToTasks(taskIds: readonly number[]): Promise<Map<number, SkillView[]>> {
+    return this.attached('task_skill', 'task_id', taskIds);
   }
 
   private async attached(
     joinTable: 'configuration_skill' | 'task_skill',
     ownerColumn: 'configuration_id' | 'task_id',
     ownerIds: readonly number[],
-    manager: EntityManager,
   ): Promise<Map<number, SkillView[]>> {
+    const manager = managerOf(this.dataSource);
     const result = new Map<number, SkillView[]>(ownerIds.map((id) => [id, []]));
     if (ownerIds.length === 0) return result;
     // why: raw rows, not entities: TypeORM merges entity rows by primary key, and one skill
