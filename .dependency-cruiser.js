@@ -33,7 +33,8 @@ module.exports = {
     },
     {
       name: 'outside-meets-modules-through-index',
-      comment: 'The command line and the demo data use a module through its index.ts only, as other modules do.',
+      comment:
+        'The command line and the demo data use a module through its index.ts only, as other modules do.',
       severity: 'error',
       from: { path: '^src/(cli|demo)/' },
       to: { path: '^src/modules/[^/]+/(?!index\\.ts$)' },
