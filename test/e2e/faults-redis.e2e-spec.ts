@@ -60,6 +60,14 @@ onApiAndTwoWorkers((h, fleet) => {
 
         // Redis back on its port: the instances reconnect and a subscription follows a run again.
         h.privateRedis = await startPrivateRedis(h.redisBin!, h.privateRedis!.port);
+        // why: a worker whose publisher is still reconnecting would drop the run's events, as
+        // it should; each process says when its publisher is back.
+        await until(
+          () =>
+            [fleet.api, ...fleet.workers].every((p) => /redis publisher connected again/.test(p.output())),
+          20_000,
+          'every process to publish on Redis again',
+        );
         const again = await h.waitingRun(fleet.api.port, config, 71);
         let live: Collected<{ runProgress: { kind: string; status: string } }> | null = null;
         await until(

@@ -47,6 +47,8 @@ export class EventBus implements OnApplicationShutdown {
   private closed = false;
   /** Publishes dropped since the outage began (logged once per outage). */
   private dropped = 0;
+  /** The connections that closed and are not back yet. */
+  private readonly lost = new Set<'publisher' | 'subscriber'>();
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     if (config.redisUrl) {
@@ -60,6 +62,7 @@ export class EventBus implements OnApplicationShutdown {
         [subscriber, 'subscriber'],
       ] as const) {
         client.on('error', (e: Error) => this.logger.warn(`redis ${role}: ${e.message}`));
+        client.on('close', () => !this.closed && this.lost.add(role));
         client.on('ready', () => this.reconnected(role));
         this.redis.push(client);
       }
@@ -131,9 +134,11 @@ export class EventBus implements OnApplicationShutdown {
     };
   }
 
-  private reconnected(role: string): void {
-    if (this.dropped === 0) return;
-    this.logger.warn(`redis ${role} connected again; ${this.dropped} event(s) were dropped meanwhile`);
+  /** Says once per outage that a connection is back (and how many events were dropped meanwhile). */
+  private reconnected(role: 'publisher' | 'subscriber'): void {
+    if (!this.lost.delete(role)) return;
+    if (role === 'subscriber') return this.logger.warn('redis subscriber connected again');
+    this.logger.warn(`redis publisher connected again; ${this.dropped} event(s) were dropped meanwhile`);
     this.dropped = 0;
   }
 
