@@ -356,9 +356,13 @@ export class GraphqlWsServer implements OnApplicationBootstrap, BeforeApplicatio
       });
   };
 
-  /** Closes (4401) the connections whose token is no longer valid: one statement for all tokens. */
+  /**
+   * Closes (4401) the connections whose personal access token is no longer valid: one statement
+   * for all of them. why not a JWT's: nothing in the database revokes one, its expiry has its own
+   * timer (watchExpiry), and a connection renews it under the id it opened with.
+   */
   private async recheckTokens(): Promise<void> {
-    const open = [...this.byToken];
+    const open = [...this.byToken].filter(([, entry]) => !entry.user.expiresAt);
     // why: issued in one tick, so the authenticator reads every token in one batch.
     const fresh = await Promise.all(open.map(([, entry]) => this.authenticator.refresh(entry.user)));
     open.forEach(([tokenId], i) => fresh[i] === null && this.closeToken(tokenId, 'Token no longer valid'));
