@@ -5,6 +5,9 @@ import { TokensService } from '../../src/modules/auth';
 import { RequestContext } from '../../src/platform/auth/request-context';
 import { errorCode, GqlResponse, TestApp } from '../support/test-app';
 import { useTestApp } from '../support/suite';
+import { refusalsIn } from '../support/authorization-rules';
+import { INBOX_CHANGED } from '../support/decisions';
+import { collect } from '../support/runs';
 import type { ApiTokenCreated, User } from '../support/generated/schema';
 
 const VIEWER = '{ viewer { user { username } } }';
@@ -152,6 +155,22 @@ describe('auth: users, groups and tokens through the API', () => {
 
     it('graphql-ws acknowledges a valid token and runs operations as its user', async () => {
       await expect(wsOutcome(t, t.tokens.bob!)).resolves.toEqual({ connected: true, username: 'bob' });
+    });
+
+    it('graphql-ws closes a connection with 4401 when its personal access token expires', async () => {
+      const expiresAt = new Date(Date.now() + 2_000).toISOString();
+      const created = await t.gql<CreatedToken>(
+        CREATE_TOKEN,
+        { userId: await userId('bob'), label: 'two seconds', expiresAt },
+        'bob',
+      );
+      const stream = collect(t.ws(created.data!.createApiToken.token), INBOX_CHANGED, {});
+      let timer: NodeJS.Timeout | undefined;
+      const open = new Promise<'still open'>((r) => (timer = setTimeout(() => r('still open'), 6_000)));
+      const ended = await Promise.race([stream.done.then(() => refusalsIn(stream.errors)), open]);
+      clearTimeout(timer);
+      // why: an idle stream has no event to be refused at; the connection itself ends at the expiry.
+      expect(ended).toEqual(['close 4401']);
     });
   });
 

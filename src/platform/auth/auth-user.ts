@@ -25,6 +25,11 @@ export interface AuthUser {
   readonly tokenId: string;
   /** When the JWT that authenticated this caller expires (absent for personal access tokens). */
   readonly expiresAt?: Date;
+  /**
+   * When the personal access token that authenticated this caller expires, where it does (set
+   * at authentication; absent for a JWT, whose `expiresAt` says it).
+   */
+  readonly tokenExpiresAt?: Date;
 }
 
 export function hasGrant(user: AuthUser, grant: Grant): boolean {

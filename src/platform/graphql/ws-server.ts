@@ -74,8 +74,8 @@ const rateLimited = (message: string): GraphQLError =>
  * connections per user (4429; over all instances where REDIS_URL is set, each connection a
  * renewed lease in Redis) and `WS_MAX_SUBSCRIPTIONS_PER_CONNECTION`
  * operations at once on one connection (RATE_LIMITED). Every operation passes the HTTP limits.
- * A connection opened with an identity provider's JWT closes (4401) when the token expires, unless
- * a `ping` carried a fresh one (docs/security.md).
+ * A connection closes (4401) when its token expires; one opened with an identity provider's JWT
+ * not if a `ping` carried a fresh one first (docs/security.md).
  * A revoked token's connections close at once (4401), on every instance: through the event bus
  * for a revocation through the API, on the database's NOTIFY for one on the command line or in SQL.
  * Protocol pings every `WS_KEEPALIVE_SECONDS`; a socket with more than `WS_MAX_BUFFERED_BYTES`
@@ -248,27 +248,35 @@ export class GraphqlWsServer implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   /**
-   * A connection opened with an identity provider's JWT closes with 4401 ("Token expired") when
-   * the token expires, unless the client sent a fresh one before: a graphql-ws `ping` whose
-   * payload is `{ "authorization": "Bearer <jwt>" }` (docs/security.md). A fresh token must sign
-   * in the same user; one that does not, or is not valid, closes the connection at once (4401).
+   * A connection closes with 4401 ("Token expired") when its token expires. A personal access
+   * token's expiry is fixed. An identity provider's JWT may be renewed before: a graphql-ws `ping`
+   * whose payload is `{ "authorization": "Bearer <jwt>" }` (docs/security.md); a fresh token must
+   * sign in the same user, and one that does not, or is not valid, closes the connection at once
+   * (4401).
    */
   private watchExpiry(ctx: Ctx, user: AuthUser): void {
-    if (!user.expiresAt) return;
     const { socket } = ctx.extra;
+    if (user.tokenExpiresAt) this.closeWhenExpired(socket, user.tokenExpiresAt);
+    if (!user.expiresAt) return;
+    const arm = this.closeWhenExpired(socket, user.expiresAt);
+    socket.on('message', (data) => void this.renew(ctx, data, arm));
+  }
+
+  /** Closes the socket (4401, "Token expired") at `expiresAt`; returns the way to move that time. */
+  private closeWhenExpired(socket: WebSocket, expiresAt: Date): (next: Date) => void {
     let timer: NodeJS.Timeout | null = null;
-    const arm = (expiresAt: Date): void => {
+    const arm = (at: Date): void => {
       if (timer) clearTimeout(timer);
       // why: setTimeout overflows past 2^31-1 ms (about 24 days); a later expiry re-arms then.
-      const wait = Math.min(Math.max(0, expiresAt.getTime() - Date.now()), 2 ** 31 - 1);
+      const wait = Math.min(Math.max(0, at.getTime() - Date.now()), 2 ** 31 - 1);
       timer = setTimeout(() => {
-        if (expiresAt.getTime() <= Date.now()) socket.close(WS_CLOSE.unauthorized, 'Token expired');
-        else arm(expiresAt);
+        if (at.getTime() <= Date.now()) socket.close(WS_CLOSE.unauthorized, 'Token expired');
+        else arm(at);
       }, wait);
     };
-    arm(user.expiresAt);
-    socket.on('message', (data) => void this.renew(ctx, data, arm));
+    arm(expiresAt);
     socket.once('close', () => timer && clearTimeout(timer));
+    return arm;
   }
 
   /** Handles a token renewal (a `ping` with an authorization); graphql-ws still answers the pong. */

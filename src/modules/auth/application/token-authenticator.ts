@@ -113,7 +113,8 @@ export class TokenAuthenticator extends Authenticator implements OnModuleInit, O
     if (!stored.lastUsedAt || now.getTime() - new Date(stored.lastUsedAt).getTime() >= TOUCH_EVERY_MS) {
       await this.repository.touchToken(stored.id, now);
     }
-    return toAuthUser(stored.user, stored.id);
+    const user = toAuthUser(stored.user, stored.id);
+    return stored.expiresAt ? { ...user, tokenExpiresAt: new Date(stored.expiresAt) } : user;
   }
 
   async reload(user: AuthUser): Promise<AuthUser | null> {
