@@ -1,7 +1,10 @@
 import { Logger } from '@nestjs/common';
 import { listTokens, revokeTokens } from '../../src/cli/commands/token-manage';
 import { createToken as cliCreateToken } from '../../src/cli/commands/token-create';
-import { OperatorAccounts } from '../../src/modules/auth';
+import { OperatorAccounts, TokensService } from '../../src/modules/auth';
+import { Refusal } from '../../src/common/refusal';
+import { Authenticator } from '../../src/platform/auth/authenticator';
+import { RequestContext } from '../../src/platform/auth/request-context';
 import { createToken, createUserWithToken } from '../support/decisions';
 import { errorCode, GqlResponse } from '../support/test-app';
 import { useTestApp } from '../support/suite';
@@ -163,6 +166,38 @@ describe('token ownership and the audit trail', () => {
       );
       expect(audit.data!.auditEvents[0]).toMatchObject({ action: 'TOKENS_REVOKED', details: { count: 2 } });
       expect((await t.gql(REVOKE_ALL, { userId: user.userId })).data).toEqual({ revokeApiTokens: 0 });
+    });
+
+    it('the command line refuses a token id that is not the named user’s: nothing revoked, nothing audited', async () => {
+      const owner = await createUserWithToken(t, 'cli-owner', []);
+      await createUserWithToken(t, 'cli-other', []);
+      const spare = await createToken(t, owner.userId, owner.token);
+      const before = [await tokenCount(), await auditCount()];
+      const wrongUser = { kind: 'token-revoke' as const, username: 'cli-other', tokenId: spare.tokenId };
+      await expect(revokeTokens(operator(), wrongUser)).rejects.toThrow(
+        `"cli-other" has no token ${spare.tokenId}; nothing revoked.`,
+      );
+      expect([await tokenCount(), await auditCount()]).toEqual(before);
+      const [row] = await t.dataSource.query('SELECT revoked_at FROM api_token WHERE id = $1', [
+        spare.tokenId,
+      ]);
+      expect(row.revoked_at).toBeNull();
+      expect((await t.gql(VIEWER, {}, spare.token)).status).toBe(200);
+    });
+
+    it('counts every user’s active tokens for admins and the command line; FORBIDDEN for anyone else', async () => {
+      const tokens = t.app.get(TokensService);
+      const asUser = async (token: string) =>
+        new RequestContext((await t.app.get(Authenticator).authenticate(`Bearer ${token}`))!);
+      const refusal = await tokens.activeCounts(await asUser(t.tokens.bob!)).catch((e: Refusal) => e.code);
+      expect(refusal).toBe('FORBIDDEN');
+      const [{ n }] = await t.dataSource.query(
+        `SELECT count(*)::int AS n FROM api_token WHERE user_id = $1 AND revoked_at IS NULL
+           AND (expires_at IS NULL OR expires_at > now())`,
+        [Number(ids.users.bob)],
+      );
+      expect((await tokens.activeCounts(RequestContext.system())).get(Number(ids.users.bob))).toBe(n);
+      expect((await tokens.activeCounts(await asUser(t.tokens.admin!))).get(Number(ids.users.bob))).toBe(n);
     });
 
     it('lists and revokes on the command line, one by id or all', async () => {
