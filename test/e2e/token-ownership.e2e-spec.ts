@@ -188,7 +188,7 @@ describe('token ownership and the audit trail', () => {
     it('counts every user’s active tokens for admins and the command line; FORBIDDEN for anyone else', async () => {
       const tokens = t.app.get(TokensService);
       const asUser = async (token: string) =>
-        new RequestContext((await t.app.get(Authenticator).authenticate(`Bearer ${token}`))!);
+        new RequestContext(await t.app.get(Authenticator).authenticate(`Bearer ${token}`));
       const refusal = await tokens.activeCounts(await asUser(t.tokens.bob!)).catch((e: Refusal) => e.code);
       expect(refusal).toBe('FORBIDDEN');
       const [{ n }] = await t.dataSource.query(
