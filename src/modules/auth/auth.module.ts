@@ -49,6 +49,6 @@ import { IdentityPagesRepository } from './persistence/identity-pages.repository
     BearerAuthenticator,
     { provide: Authenticator, useExisting: BearerAuthenticator },
   ],
-  exports: [Authenticator, AuthRepository, UsersService, TokensService, PrincipalsService],
+  exports: [Authenticator, UsersService, TokensService, PrincipalsService],
 })
 export class AuthModule {}

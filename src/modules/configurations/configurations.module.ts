@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth';
 import { SkillsModule } from '../skills';
 import { ConfigurationsAdminService } from './application/configurations-admin.service';
 import { ConfigurationsService } from './application/configurations.service';
@@ -6,7 +7,7 @@ import { ConfigurationsResolver } from './graphql/configurations.resolver';
 import { ConfigurationsRepository } from './persistence/configurations.repository';
 
 @Module({
-  imports: [SkillsModule],
+  imports: [AuthModule, SkillsModule],
   providers: [
     ConfigurationsRepository,
     ConfigurationsService,

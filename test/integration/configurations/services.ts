@@ -1,5 +1,9 @@
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../../../src/config/app-config';
+import { AuditTrail } from '../../../src/modules/auth/application/audit-trail';
+import { UsersService } from '../../../src/modules/auth/application/users.service';
+import { AuditRepository } from '../../../src/modules/auth/persistence/audit.repository';
+import { UsersRepository } from '../../../src/modules/auth/persistence/users.repository';
 import { ConfigurationsAdminService } from '../../../src/modules/configurations/application/configurations-admin.service';
 import { ConfigurationsService } from '../../../src/modules/configurations/application/configurations.service';
 import { ConfigurationUser } from '../../../src/modules/configurations/core/configuration-access.policy';
@@ -29,7 +33,19 @@ export function wireServices(ds: DataSource, maxIterationsCeiling = 20): Service
   const catalogue = new SkillCatalogue(skillsRepository);
   const repository = new ConfigurationsRepository(ds);
   const configurations = new ConfigurationsService(repository, skills, catalogue, config);
-  const admin = new ConfigurationsAdminService(repository, configurations, transactions, config);
+  const users = new UsersService(
+    transactions,
+    new UsersRepository(ds),
+    new AuditTrail(new AuditRepository(ds), transactions),
+  );
+  const admin = new ConfigurationsAdminService(
+    repository,
+    configurations,
+    transactions,
+    users,
+    skills,
+    config,
+  );
   const adminCtx = new RequestContext({ isAdmin: true, groups: [] } as never);
   return { configurations, admin, skills, catalogue, adminCtx };
 }

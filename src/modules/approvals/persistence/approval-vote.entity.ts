@@ -1,5 +1,4 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne } from 'typeorm';
-import { UserEntity } from '../../auth/persistence/user.entity';
 import { TurnRecord } from './turn-record';
 
 /**
@@ -17,9 +16,9 @@ export class ApprovalVoteEntity extends TurnRecord {
   @Column({ name: 'voter_id', type: 'int' })
   voterId: number;
 
-  @ManyToOne(() => UserEntity, { onDelete: 'RESTRICT' })
+  @ManyToOne('app_user', { onDelete: 'RESTRICT' })
   @JoinColumn({ name: 'voter_id' })
-  voter?: UserEntity;
+  voter?: { id: number };
 
   @Column({ name: 'voted_at', type: 'timestamptz', default: () => 'now()' })
   votedAt: Date;

@@ -1,5 +1,4 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne } from 'typeorm';
-import { UserEntity } from '../../auth/persistence/user.entity';
 import { TurnRecord } from './turn-record';
 
 /**
@@ -22,9 +21,9 @@ export class DecisionEntity extends TurnRecord {
   @Column({ name: 'decided_by', type: 'int', nullable: true })
   decidedBy: number | null;
 
-  @ManyToOne(() => UserEntity, { onDelete: 'RESTRICT' })
+  @ManyToOne('app_user', { onDelete: 'RESTRICT' })
   @JoinColumn({ name: 'decided_by' })
-  decider?: UserEntity;
+  decider?: { id: number };
 
   /** VARIANT, SKIP */
   @Column({ name: 'denial_reason', type: 'varchar', length: 16, nullable: true })

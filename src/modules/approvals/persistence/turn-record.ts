@@ -1,5 +1,4 @@
 import { Column, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
-import { RunEntity } from '../../runs/persistence/run.entity';
 
 /**
  * What every record of a person's say on one turn of a run has: its id, the run (rows go with
@@ -13,9 +12,11 @@ export abstract class TurnRecord {
   @Column({ name: 'run_id', type: 'uuid' })
   runId: string;
 
-  @ManyToOne(() => RunEntity, { onDelete: 'CASCADE' })
+  // why by the table's name: the run is the runs module's, whose entities stay inside it; the
+  // foreign key (and its cascade) is the database's, not a dependency between the modules' code.
+  @ManyToOne('run', { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'run_id' })
-  run?: RunEntity;
+  run?: { id: string };
 
   @Column({ type: 'int' })
   turn: number;

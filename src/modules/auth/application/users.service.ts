@@ -29,6 +29,14 @@ export class UsersService {
   }
 
   /**
+   * The subset of `ids` that name existing groups, no access check: for a caller's own checks
+   * of ids it was given (a configuration's allowed groups, a Task's mappings).
+   */
+  existingGroupIds(ids: readonly number[]): Promise<Set<number>> {
+    return this.users.existingGroupIds(ids);
+  }
+
+  /**
    * Creates a user with group memberships, all or nothing, with its audit record (who, the
    * admin flag, the groups). Admins (and the system) only.
    * Refusals, all before anything is written or rolled back: FORBIDDEN (not an admin),
@@ -39,7 +47,7 @@ export class UsersService {
     assertAdministrator(ctx);
     const user = normalizeNewUser(request);
     return this.tx.run(async (tx) => {
-      const existing = await this.users.existingGroupIds(user.groupIds);
+      const existing = await this.existingGroupIds(user.groupIds);
       const missing = user.groupIds.filter((id) => !existing.has(id));
       if (missing.length > 0) {
         throw new Refusal('NOT_FOUND', `No group with id ${missing.join(', ')}`, {

@@ -8,6 +8,8 @@ import { badInput, forbidden } from '../../../common/refusal';
 import { ConfigurationView, PrivacyLevel, TaskView, type ApprovalTimeoutAction } from '../core/configuration';
 import { clampMaxIterations, DEFAULT_MAX_ITERATIONS } from '../core/max-iterations.policy';
 import { validateProviderOptions } from '../core/provider-options.policy';
+import { UsersService } from '../../auth';
+import { SkillsService } from '../../skills';
 import { ConfigurationsRepository } from '../persistence/configurations.repository';
 import { ConfigurationsService } from './configurations.service';
 
@@ -53,6 +55,8 @@ export class ConfigurationsAdminService {
     private readonly repository: ConfigurationsRepository,
     private readonly reads: ConfigurationsService,
     private readonly transactions: TransactionRunner,
+    private readonly users: UsersService,
+    private readonly skills: SkillsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -141,7 +145,7 @@ export class ConfigurationsAdminService {
   }
 
   private async assertGroupsExist(ids: readonly number[], field: string): Promise<void> {
-    const known = new Set(await this.repository.existingGroupIds(ids));
+    const known = await this.users.existingGroupIds(ids);
     const unknown = ids.filter((id) => !known.has(id));
     if (unknown.length > 0) {
       throw badInput(`Unknown ${field}: ${unknown.join(', ')}`, { field, unknown: unknown.map(String) });
@@ -149,7 +153,10 @@ export class ConfigurationsAdminService {
   }
 
   private async resolveSkills(identifiers: readonly string[]): Promise<number[]> {
-    const found = await this.repository.skillIdsByIdentifier(identifiers);
+    if (identifiers.length === 0) return [];
+    const found = new Map(
+      (await this.skills.findByIdentifiers(identifiers)).map((s) => [s.identifier, s.id]),
+    );
     const unknown = identifiers.filter((i) => !found.has(i));
     if (unknown.length > 0) {
       throw badInput(`Unknown skillIdentifiers: ${unknown.join(', ')}`, {

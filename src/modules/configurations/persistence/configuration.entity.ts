@@ -7,7 +7,6 @@ import {
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
-import { SkillEntity } from '../../skills/persistence/skill.entity';
 
 /** An agent configuration: provider, model, prompt, limits, privacy, who may use it. */
 @Entity({ name: 'configuration' })
@@ -60,13 +59,14 @@ export class ConfigurationEntity {
   @Column({ name: 'allowed_group_ids', type: 'int', array: true, default: () => "'{}'" })
   allowedGroupIds: number[];
 
-  @ManyToMany(() => SkillEntity)
+  // The skills module's table, named rather than imported (its entities stay inside it).
+  @ManyToMany('skill')
   @JoinTable({
     name: 'configuration_skill',
     joinColumn: { name: 'configuration_id', referencedColumnName: 'id' },
     inverseJoinColumn: { name: 'skill_id', referencedColumnName: 'id' },
   })
-  skills?: SkillEntity[];
+  skills?: Array<{ id: number }>;
 
   /** Token cap of one run; null: none. */
   @Column({ name: 'max_tokens_per_run', type: 'int', nullable: true })

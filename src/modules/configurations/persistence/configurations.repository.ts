@@ -1,10 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, In, IsNull } from 'typeorm';
+import { DataSource, IsNull } from 'typeorm';
 import type { JoinedRead } from '../../../platform/database/joined-read';
 import { EntityColumns } from '../../../platform/database/entity-columns';
 import { managerOf } from '../../../platform/database/transaction-runner';
-import { GroupEntity } from '../../auth/persistence/group.entity';
-import { SkillEntity } from '../../skills/persistence/skill.entity';
 import {
   ConfigurationView,
   isPrivacyLevel,
@@ -198,25 +196,6 @@ export class ConfigurationsRepository {
       'INSERT INTO configuration_skill (configuration_id, skill_id) SELECT $1, unnest($2::int[])',
       [configurationId, [...skillIds]],
     );
-  }
-
-  /** The ids among these that name existing groups. */
-  async existingGroupIds(ids: readonly number[]): Promise<number[]> {
-    const manager = managerOf(this.dataSource);
-    if (ids.length === 0) return [];
-    const rows = await manager.find(GroupEntity, { select: { id: true }, where: { id: In([...ids]) } });
-    return rows.map((g) => g.id);
-  }
-
-  /** The skills with these identifiers that exist: identifier to id. */
-  async skillIdsByIdentifier(identifiers: readonly string[]): Promise<Map<string, number>> {
-    const manager = managerOf(this.dataSource);
-    if (identifiers.length === 0) return new Map();
-    const rows = await manager.find(SkillEntity, {
-      select: { id: true, identifier: true },
-      where: { identifier: In([...identifiers]) },
-    });
-    return new Map(rows.map((s) => [s.identifier, s.id]));
   }
 
   /** Every Task with its mapped groups, by id. */

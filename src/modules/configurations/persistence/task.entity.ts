@@ -8,8 +8,6 @@ import {
   ManyToOne,
   PrimaryGeneratedColumn,
 } from 'typeorm';
-import { GroupEntity } from '../../auth/persistence/group.entity';
-import { SkillEntity } from '../../skills/persistence/skill.entity';
 import { ConfigurationEntity } from './configuration.entity';
 
 /**
@@ -38,19 +36,20 @@ export class TaskEntity {
   @Column({ type: 'int', default: 0 })
   priority: number;
 
-  @ManyToMany(() => SkillEntity)
+  // Skills and groups are other modules' tables, named rather than imported.
+  @ManyToMany('skill')
   @JoinTable({
     name: 'task_skill',
     joinColumn: { name: 'task_id', referencedColumnName: 'id' },
     inverseJoinColumn: { name: 'skill_id', referencedColumnName: 'id' },
   })
-  skills?: SkillEntity[];
+  skills?: Array<{ id: number }>;
 
-  @ManyToMany(() => GroupEntity)
+  @ManyToMany('access_group')
   @JoinTable({
     name: 'task_group',
     joinColumn: { name: 'task_id', referencedColumnName: 'id' },
     inverseJoinColumn: { name: 'group_id', referencedColumnName: 'id' },
   })
-  groups?: GroupEntity[];
+  groups?: Array<{ id: number }>;
 }

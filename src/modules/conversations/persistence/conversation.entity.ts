@@ -8,7 +8,6 @@ import {
   PrimaryColumn,
   UpdateDateColumn,
 } from 'typeorm';
-import { UserEntity } from '../../auth/persistence/user.entity';
 
 /**
  * A chat between one user and the agent, usually about one page in one language. Every turn,
@@ -26,9 +25,10 @@ export class ConversationEntity {
   @Column({ name: 'owner_id', type: 'int' })
   ownerId: number;
 
-  @ManyToOne(() => UserEntity, { onDelete: 'CASCADE' })
+  // The owner is the auth module's: named by its table, so no entity of another module is imported.
+  @ManyToOne('app_user', { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'owner_id' })
-  owner?: UserEntity;
+  owner?: { id: number };
 
   @Column({ type: 'varchar', length: 200 })
   title: string;

@@ -8,8 +8,6 @@ import {
   PrimaryColumn,
   UpdateDateColumn,
 } from 'typeorm';
-import { UserEntity } from '../../auth/persistence/user.entity';
-import { ConfigurationEntity } from '../../configurations/persistence/configuration.entity';
 
 /** Partial-index predicates; queries repeat them literally so that the planner can use them. */
 const WAITING_PREDICATE = "status IN ('WAITING_FOR_APPROVAL', 'WAITING_FOR_INPUT')";
@@ -50,16 +48,17 @@ export class RunEntity {
   @Column({ name: 'configuration_id', type: 'int' })
   configurationId: number;
 
-  @ManyToOne(() => ConfigurationEntity, { onDelete: 'RESTRICT' })
+  // Other modules' tables are named, not imported: their entities stay inside them.
+  @ManyToOne('configuration', { onDelete: 'RESTRICT' })
   @JoinColumn({ name: 'configuration_id' })
-  configuration?: ConfigurationEntity;
+  configuration?: { id: number };
 
   @Column({ name: 'owner_id', type: 'int' })
   ownerId: number;
 
-  @ManyToOne(() => UserEntity, { onDelete: 'RESTRICT' })
+  @ManyToOne('app_user', { onDelete: 'RESTRICT' })
   @JoinColumn({ name: 'owner_id' })
-  owner?: UserEntity;
+  owner?: { id: number };
 
   @Column({ name: 'workspace_id', type: 'int', default: 0 })
   workspaceId: number;

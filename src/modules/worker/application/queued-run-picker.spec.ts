@@ -14,7 +14,6 @@ import {
   type RunSettler,
   type StateVault,
 } from '../../runs';
-import type { RunClaimsRepository } from '../../runs/persistence/run-claims.repository';
 import { QueuedRunPicker } from './queued-run-picker';
 
 function claimOf(id: string, checkpoint: string): QueuedClaim {
@@ -85,7 +84,8 @@ function setup(queue: QueuedClaim[], recorded: string[] = [], workerPrefetch = 0
     workerEnabled: false,
   } as AppConfig;
   const queued = new QueuedRuns(
-    repository as unknown as RunClaimsRepository,
+    // why the parameter's type: the runs module's repository stays inside it, even for a test.
+    repository as unknown as ConstructorParameters<typeof QueuedRuns>[0],
     vault as unknown as StateVault,
     executor as unknown as RunExecutor,
     settler as unknown as RunSettler,
