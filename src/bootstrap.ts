@@ -1,4 +1,4 @@
-import { INestApplication, Logger, LogLevel } from '@nestjs/common';
+import { INestApplication, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger as PinoLogger } from 'nestjs-pino';
@@ -13,18 +13,8 @@ import { earlyTokenCheck } from './platform/graphql/early-token-check';
 import { API_VALIDATION, CompiledValidationPipe } from './platform/http/compiled-validation.pipe';
 import { originAllowed } from './platform/http/origin-policy';
 import { requestIdScope } from './platform/logging/logger-params';
-import { StartupQuietLogger } from './platform/logging/startup-quiet-logger';
+import { nestLogLevels, StartupQuietLogger } from './platform/logging/startup-quiet-logger';
 import { mountWebClient } from './platform/web/web-client';
-
-const LEVELS: Record<string, LogLevel[]> = {
-  silent: [],
-  fatal: ['fatal'],
-  error: ['fatal', 'error'],
-  warn: ['fatal', 'error', 'warn'],
-  info: ['fatal', 'error', 'warn', 'log'],
-  debug: ['fatal', 'error', 'warn', 'log', 'debug'],
-  trace: ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'],
-};
 
 /** Refuses over-large or malformed bodies as a GraphQL-shaped client error, never a 500. */
 function bodyErrors(err: unknown, _req: Request, res: Response, next: NextFunction): void {
@@ -70,7 +60,7 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
     // why: Nest's own start-up lines are buffered until pino (PlatformModule) takes over;
     // the level list only matters if the app fails before that.
     bufferLogs: true,
-    logger: LEVELS[config.logLevel] ?? LEVELS.info,
+    logger: nestLogLevels(config.logLevel),
   });
   app.useLogger(new StartupQuietLogger(app.get(PinoLogger)));
   // why: first of all, so every later step (pino-http's line, the GraphQL error formatter)

@@ -1,4 +1,4 @@
-import { DynamicModule, INestApplicationContext, Logger, LogLevel, Module } from '@nestjs/common';
+import { DynamicModule, INestApplicationContext, Logger, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { LoggerModule, Logger as PinoLogger } from 'nestjs-pino';
 import type { AppConfig } from './config/app-config';
@@ -17,19 +17,9 @@ import { ConversationsModule } from './modules/conversations/conversations.modul
 import { DatabaseModule } from './platform/database/database.module';
 import type { DatabaseTarget } from './platform/database/data-source-options';
 import { loggerParams } from './platform/logging/logger-params';
-import { StartupQuietLogger } from './platform/logging/startup-quiet-logger';
+import { nestLogLevels, StartupQuietLogger } from './platform/logging/startup-quiet-logger';
 import { MetricsModule } from './platform/metrics/metrics.module';
 import { PubSubModule } from './platform/pubsub/pubsub.module';
-
-const LEVELS: Record<string, LogLevel[]> = {
-  silent: [],
-  fatal: ['fatal'],
-  error: ['fatal', 'error'],
-  warn: ['fatal', 'error', 'warn'],
-  info: ['fatal', 'error', 'warn', 'log'],
-  debug: ['fatal', 'error', 'warn', 'log', 'debug'],
-  trace: ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'],
-};
 
 /**
  * The composition root of a worker process (`npm run start:worker`): the modules a worker
@@ -80,7 +70,7 @@ export async function createWorkerContext(
   const app = await NestFactory.createApplicationContext(WorkerAppModule.forRoot(worker, database), {
     // why: as in the server, Nest's own lines wait for pino to take over.
     bufferLogs: true,
-    logger: LEVELS[config.logLevel] ?? LEVELS.info,
+    logger: nestLogLevels(config.logLevel),
   });
   app.useLogger(new StartupQuietLogger(app.get(PinoLogger)));
   Logger.flush();

@@ -1,5 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
-import { StartupQuietLogger } from './startup-quiet-logger';
+import { nestLogLevels, StartupQuietLogger } from './startup-quiet-logger';
 
 describe('StartupQuietLogger', () => {
   function recorder() {
@@ -37,5 +37,14 @@ describe('StartupQuietLogger', () => {
       ['warn', ['lease lost', 'RunExecutor']],
       ['error', ['boom', 'InstanceLoader']],
     ]);
+  });
+});
+
+describe('nestLogLevels', () => {
+  it("gives Nest the levels at and above LOG_LEVEL, info's for an unknown name", () => {
+    expect(nestLogLevels('warn')).toEqual(['fatal', 'error', 'warn']);
+    expect(nestLogLevels('silent')).toEqual([]);
+    expect(nestLogLevels('trace')).toContain('verbose');
+    expect(nestLogLevels('loud')).toEqual(['fatal', 'error', 'warn', 'log']);
   });
 });

@@ -1,4 +1,20 @@
-import type { LoggerService } from '@nestjs/common';
+import type { LoggerService, LogLevel } from '@nestjs/common';
+
+/** Nest's own levels at each LOG_LEVEL, for the lines it logs before pino takes over. */
+const NEST_LEVELS: Readonly<Record<string, LogLevel[]>> = {
+  silent: [],
+  fatal: ['fatal'],
+  error: ['fatal', 'error'],
+  warn: ['fatal', 'error', 'warn'],
+  info: ['fatal', 'error', 'warn', 'log'],
+  debug: ['fatal', 'error', 'warn', 'log', 'debug'],
+  trace: ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'],
+};
+
+/** The Nest log levels for a LOG_LEVEL (info's where the name is unknown). */
+export function nestLogLevels(logLevel: string): LogLevel[] {
+  return NEST_LEVELS[logLevel] ?? NEST_LEVELS.info!;
+}
 
 /**
  * Nest's start-up chatter: one line per module, route and mapping. At `debug` they stay
