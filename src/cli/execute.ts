@@ -29,7 +29,7 @@ async function dispatch(cmd: DatabaseCommand, db: CliDatabase, config: AppConfig
     case 'token-create':
     case 'token-list':
     case 'token-revoke':
-      return done(await onAccounts(cmd, OperatorAccounts.over(db.dataSource, config)));
+      return done(await onAccounts(cmd, OperatorAccounts.over(db.dataSource)));
     case 'seed-demo':
       return done(await seedDemoData(db, config.dataDir));
     case 'status':

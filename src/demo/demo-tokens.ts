@@ -1,26 +1,34 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { generateToken, hashToken } from '../modules/auth';
+import { OperatorAccounts } from '../modules/auth';
+import { RequestContext } from '../platform/auth/request-context';
+import { TransactionRunner } from '../platform/database/transaction-runner';
 import { DEMO_USERS } from './demo-data';
 
 export const DEMO_TOKENS_FILE = 'demo-tokens.json';
 
-/** Creates one token per demo user (label "demo") and returns them by username. */
+/**
+ * Creates one token per demo user (label "demo"), all or none, and returns them by username.
+ * why through the auth module's own use case, as the command line's `token create`: the same
+ * checks, rows and audit record (`TOKEN_CREATED`, made outside the API) as any other token.
+ */
 export async function createDemoTokens(dataSource: DataSource): Promise<Record<string, string>> {
-  const tokens: Record<string, string> = {};
-  await dataSource.transaction(async (m) => {
-    for (const u of DEMO_USERS) {
-      const token = generateToken();
-      const rows: unknown[] = await m.query(
-        `INSERT INTO api_token (user_id, token_hash, label)
-         SELECT id, $2, 'demo' FROM app_user WHERE username = $1 RETURNING id`,
-        [u.username, hashToken(token)],
-      );
-      if (rows.length === 1) tokens[u.username] = token;
-    }
-  });
-  return tokens;
+  const accounts = OperatorAccounts.over(dataSource);
+  const system = RequestContext.system();
+  try {
+    return await new TransactionRunner(dataSource).run(async () => {
+      const tokens: Record<string, string> = {};
+      for (const u of DEMO_USERS) {
+        const user = await accounts.users.findByUsername(system, u.username);
+        if (!user) continue;
+        tokens[u.username] = (await accounts.tokens.create(system, { userId: user.id, label: 'demo' })).token;
+      }
+      return tokens;
+    });
+  } finally {
+    await accounts.close();
+  }
 }
 
 export function writeDemoTokens(dataDir: string, tokens: Record<string, string>): void {

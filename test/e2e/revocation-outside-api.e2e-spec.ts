@@ -52,7 +52,7 @@ describe('a token revoked outside the API', () => {
     'on the command line: its connection closes at once (4401); the other token’s stays open',
     async () => {
       const { doomed, kept } = await twoWatchers();
-      const lines = await revokeTokens(OperatorAccounts.over(t.dataSource, t.config), {
+      const lines = await revokeTokens(OperatorAccounts.over(t.dataSource), {
         kind: 'token-revoke',
         username: 'alice',
         tokenId: doomed.tokenId,

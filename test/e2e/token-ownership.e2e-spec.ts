@@ -35,7 +35,7 @@ describe('token ownership and the audit trail', () => {
   const { t, ids } = useTestApp({}, { beforeClose: () => logged.mockRestore() });
 
   /** The command line's accounts over the app's database (in-memory bus: nothing to close). */
-  const operator = (): OperatorAccounts => OperatorAccounts.over(t.dataSource, t.config);
+  const operator = (): OperatorAccounts => OperatorAccounts.over(t.dataSource);
   const tokenCount = async (): Promise<number> =>
     (await t.dataSource.query('SELECT count(*)::int AS n FROM api_token'))[0].n as number;
   const auditCount = async (): Promise<number> =>

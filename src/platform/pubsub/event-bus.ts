@@ -50,7 +50,7 @@ export class EventBus implements OnApplicationShutdown {
   /** The connections that closed and are not back yet. */
   private readonly lost = new Set<'publisher' | 'subscriber'>();
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+  constructor(@Inject(APP_CONFIG) config: Pick<AppConfig, 'redisUrl'>) {
     if (config.redisUrl) {
       // why: the PUBLISHes of one turn of the event loop (a step's trace and progress, a pickup's
       // runs) go out in one write, and Redis reads them in one go: on a busy worker a write per

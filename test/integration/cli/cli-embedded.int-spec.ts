@@ -26,6 +26,11 @@ describe('the CLI (compiled, in a child process)', () => {
       expect(run.stdout).toContain(tokens.alice);
       const alice = await inDataDir(dataDir, (ds) => authenticate(ds, tokens.alice!));
       expect(alice?.username).toBe('alice');
+      // made as `token create` makes a token: one audit record each, outside the API
+      const audited = await inDataDir(dataDir, (ds) =>
+        ds.query(`SELECT via, details->>'label' AS label FROM audit_event WHERE action = 'TOKEN_CREATED'`),
+      );
+      expect(audited).toEqual(Array(6).fill({ via: 'cli', label: 'demo' }));
       expect(existsSync(join(dataDir, 'countersign.lock'))).toBe(false);
     }, 60_000);
 

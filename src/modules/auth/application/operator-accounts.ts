@@ -1,5 +1,4 @@
 import type { DataSource } from 'typeorm';
-import type { AppConfig } from '../../../config/app-config';
 import { TransactionRunner } from '../../../platform/database/transaction-runner';
 import { EventBus } from '../../../platform/pubsub/event-bus';
 import { ApiTokensRepository } from '../persistence/api-tokens.repository';
@@ -15,7 +14,7 @@ import { UsersService } from './users.service';
 
 /**
  * The auth module's use cases for the command line (the `user`, `token` and `group-map`
- * commands): the API's own services, over a data source of their own outside the Nest
+ * commands, and the demo users' tokens): the API's own services, over a data source of their own outside the Nest
  * container, called as the system (`RequestContext.system()`, audited `via: 'cli'`). So a user
  * or a token made on the command line passes the same checks and writes the same rows and
  * audit records as one made through the API.
@@ -32,13 +31,13 @@ export class OperatorAccounts {
     private readonly bus: EventBus,
   ) {}
 
-  static over(dataSource: DataSource, config: AppConfig): OperatorAccounts {
+  static over(dataSource: DataSource): OperatorAccounts {
     const tx = new TransactionRunner(dataSource);
     const audit = new AuditTrail(new AuditRepository(dataSource), tx);
-    const bus = new EventBus({ ...config, redisUrl: null });
+    const bus = new EventBus({ redisUrl: null });
     const auth = new AuthRepository(dataSource);
     // why: never started (no LISTEN of its own): it only forgets what a revocation ends.
-    const authenticator = new TokenAuthenticator(auth, bus, { ...config, databaseUrl: null });
+    const authenticator = new TokenAuthenticator(auth, bus, { databaseUrl: null });
     return new OperatorAccounts(
       new UsersService(tx, new UsersRepository(dataSource), audit),
       new TokensService(tx, new ApiTokensRepository(dataSource), authenticator, auth, bus, audit),

@@ -68,7 +68,7 @@ export class TokenAuthenticator extends Authenticator implements OnModuleInit, O
   constructor(
     private readonly repository: AuthRepository,
     private readonly bus: EventBus,
-    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(APP_CONFIG) config: Pick<AppConfig, 'databaseUrl'>,
   ) {
     super();
     this.changes = new ChannelListener(config.databaseUrl, AUTH_CHANNEL, 'AuthChanges');
