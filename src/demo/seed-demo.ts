@@ -1,4 +1,5 @@
 import { DataSource, EntityManager } from 'typeorm';
+import { TransactionRunner } from '../platform/database/transaction-runner';
 import {
   DEMO_CONFIGURATIONS,
   DEMO_GROUPS,
@@ -38,7 +39,7 @@ async function ensure(
  * they are, so a second run changes nothing.
  */
 export async function seedDemo(dataSource: DataSource): Promise<SeedResult> {
-  return dataSource.transaction(async (m) => {
+  return new TransactionRunner(dataSource).run(async ({ manager: m }) => {
     let createdAny = false;
     const track = ([id, created]: [number, boolean]): number => {
       createdAny ||= created;
