@@ -1,5 +1,4 @@
 import Redis from 'ioredis';
-import type { AppConfig } from '../../../src/config/app-config';
 import { EventBus } from '../../../src/platform/pubsub/event-bus';
 import { redisServerBinary, startPrivateRedis, type PrivateRedis } from '../../support/private-services';
 
@@ -18,7 +17,7 @@ describeWithRedis('the event bus over Redis', () => {
 
   beforeAll(async () => {
     redis = await startPrivateRedis(binary!);
-    bus = new EventBus({ redisUrl: redis.url } as AppConfig);
+    bus = new EventBus({ redisUrl: redis.url });
     admin = new Redis(redis.url);
     // why: the bus' connections are up before anything is counted.
     await (

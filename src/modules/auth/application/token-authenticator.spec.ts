@@ -1,7 +1,6 @@
 import { generateToken, hashToken } from '../core/token';
 import type { AuthRepository } from '../persistence/auth.repository';
 import type { EventBus } from '../../../platform/pubsub/event-bus';
-import type { AppConfig } from '../../../config/app-config';
 import { TokenAuthenticator } from './token-authenticator';
 
 describe('TokenAuthenticator.authenticate', () => {
@@ -24,7 +23,7 @@ describe('TokenAuthenticator.authenticate', () => {
       touchToken: (_id: string, now: Date) => Promise.resolve(void touched.push(now)),
     } as unknown as AuthRepository;
     return {
-      auth: new TokenAuthenticator(repository, {} as EventBus, { databaseUrl: null } as AppConfig),
+      auth: new TokenAuthenticator(repository, {} as EventBus, { databaseUrl: null }),
       touched,
       lookups,
     };
@@ -72,7 +71,7 @@ describe('TokenAuthenticator.refresh', () => {
         );
       },
     } as unknown as AuthRepository;
-    const auth = new TokenAuthenticator(repository, {} as EventBus, { databaseUrl: null } as AppConfig);
+    const auth = new TokenAuthenticator(repository, {} as EventBus, { databaseUrl: null });
     const viewers = ['t1', 't2', 't3', 't1'].map((tokenId) => ({ tokenId }) as never);
     const fresh = await Promise.all(viewers.map((v) => auth.refresh(v)));
     expect(lookups).toEqual([['t1', 't2', 't3']]);
