@@ -1,4 +1,6 @@
 import { DataSource, EntityManager } from 'typeorm';
+import { OperatorAccounts } from '../modules/auth';
+import { RequestContext } from '../platform/auth/request-context';
 import { TransactionRunner } from '../platform/database/transaction-runner';
 import {
   DEMO_CONFIGURATIONS,
@@ -39,6 +41,16 @@ async function ensure(
  * they are, so a second run changes nothing.
  */
 export async function seedDemo(dataSource: DataSource): Promise<SeedResult> {
+  const accounts = OperatorAccounts.over(dataSource);
+  try {
+    return await seedIn(dataSource, accounts);
+  } finally {
+    await accounts.close();
+  }
+}
+
+async function seedIn(dataSource: DataSource, accounts: OperatorAccounts): Promise<SeedResult> {
+  const system = RequestContext.system();
   return new TransactionRunner(dataSource).run(async ({ manager: m }) => {
     let createdAny = false;
     const track = ([id, created]: [number, boolean]): number => {
@@ -126,23 +138,14 @@ export async function seedDemo(dataSource: DataSource): Promise<SeedResult> {
         ),
       );
     }
+    // why through the auth module's use case: a demo user is created as any other (its checks,
+    // its memberships, its audit record), not by a second way of writing users.
     for (const u of DEMO_USERS) {
-      const userId = track(
-        await ensure(
-          m,
-          ['SELECT id FROM app_user WHERE username = $1', [u.username]],
-          [
-            'INSERT INTO app_user (username, display_name, locale, is_admin) VALUES ($1, $2, $3, $4) RETURNING id',
-            [u.username, u.displayName, u.locale, u.isAdmin],
-          ],
-        ),
-      );
-      for (const g of u.groups) {
-        await m.query('INSERT INTO group_member (user_id, group_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
-          userId,
-          groupIds.get(g),
-        ]);
-      }
+      if (await accounts.users.findByUsername(system, u.username)) continue;
+      const groups = u.groups.map((g) => groupIds.get(g) ?? 0);
+      const { username, displayName, locale, isAdmin } = u;
+      await accounts.users.create(system, { username, displayName, locale, isAdmin, groupIds: groups });
+      createdAny = true;
     }
 
     const skillIds = new Map<string, number>();

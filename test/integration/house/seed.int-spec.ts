@@ -52,6 +52,14 @@ describe('seedDemo', () => {
       "SELECT show_page_ids, edit_page_ids, edit_language_ids FROM access_group WHERE name = 'restricted'",
     );
     expect(restricted).toEqual({ show_page_ids: [id('/blog')], edit_page_ids: [], edit_language_ids: [0] });
+    // the users and their tokens were made by the auth module's use cases, each on record
+    const audited: Array<{ action: string; via: string; n: number }> = await suite.ds.query(
+      'SELECT action, via, count(*)::int AS n FROM audit_event GROUP BY action, via ORDER BY action',
+    );
+    expect(audited).toEqual([
+      { action: 'TOKEN_CREATED', via: 'cli', n: 6 },
+      { action: 'USER_CREATED', via: 'cli', n: 6 },
+    ]);
   });
 
   it('changes nothing when run again: every table keeps its rows and content', async () => {
@@ -72,8 +80,10 @@ describe('seedDemo', () => {
 
     const after = await snapshot(suite.ds);
     const changed = Object.keys(before).filter((t) => before[t]!.checksum !== after[t]!.checksum);
-    // erin comes back under a new id, with her membership; her demo token went with her.
-    expect(changed.sort()).toEqual(['api_token', 'app_user', 'group_member']);
+    // erin comes back under a new id, with her membership and the record of her creation; her
+    // demo token went with her.
+    expect(changed.sort()).toEqual(['api_token', 'app_user', 'audit_event', 'group_member']);
+    expect(after.audit_event!.rows).toBe(before.audit_event!.rows + 1);
     expect(after.app_user!.rows).toBe(6);
     expect(after.group_member!.rows).toBe(before.group_member!.rows);
     const groups: { name: string }[] = await suite.ds.query(
