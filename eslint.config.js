@@ -28,6 +28,21 @@ module.exports = tseslint.config(
     rules: { 'max-lines': ['error', { max: 400 }] },
   },
   {
+    // why: SQL lives in persistence (docs/architecture.md): a module's persistence/ folder, the
+    // database platform, and the demo's fixtures (src/demo/persistence); the rest calls them.
+    files: ['src/**/*.ts'],
+    ignores: ['src/**/persistence/**', 'src/platform/database/**', '**/*.spec.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'CallExpression[callee.property.name=/^(query|createQueryBuilder)$/]',
+          message: 'SQL lives in a persistence/ folder or src/platform/database: call a repository.',
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts', 'src/**/*.spec.ts', 'bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',

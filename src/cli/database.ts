@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config';
 import { dataSourceOptions, DatabaseTarget } from '../platform/database/data-source-options';
+import { pendingMigrations } from '../platform/database/pending-migrations';
 import { openEmbeddedDatabase } from '../platform/database/pglite';
 import { CliFailure } from './failure';
 
@@ -23,18 +24,6 @@ export function redactUrl(url: string): string {
   } catch {
     return 'the DATABASE_URL';
   }
-}
-
-/** Names of the code's migrations that the database has not run (in order). */
-export async function pendingMigrations(ds: DataSource): Promise<string[]> {
-  const table = ds.options.migrationsTableName ?? 'migrations';
-  const [{ present }] = await ds.query<[{ present: boolean }]>(
-    'SELECT to_regclass($1) IS NOT NULL AS present',
-    [table],
-  );
-  const rows = present ? await ds.query<{ name: string }[]>(`SELECT name FROM "${table}"`) : [];
-  const done = new Set(rows.map((r) => r.name));
-  return ds.migrations.map((m) => m.name ?? m.constructor.name).filter((name) => !done.has(name));
 }
 
 /**
