@@ -72,7 +72,7 @@ export type AuditEvent = {
   action: Scalars['String']['output'];
   /** The token the actor authenticated with. */
   actorTokenId: Maybe<Scalars['ID']['output']>;
-  /** The acting user (null: the command line). */
+  /** The acting user (null: outside the API). */
   actorUserId: Maybe<Scalars['ID']['output']>;
   /** The acting username when the change was made. */
   actorUsername: Maybe<Scalars['String']['output']>;
@@ -82,7 +82,7 @@ export type AuditEvent = {
   id: Scalars['ID']['output'];
   /** The user the change is about. */
   subjectUserId: Maybe<Scalars['ID']['output']>;
-  /** "api" (an authenticated user) or "cli" (the command line). */
+  /** "api" (an authenticated user) or "cli" (outside the API: the command line, or the demo data loaded at an embedded server's first start). */
   via: Scalars['String']['output'];
 };
 

@@ -43,7 +43,7 @@ export class AuditTrail {
             ...details,
           },
         },
-        `${action} by ${actor ? `${actor.username} (user ${actor.userId})` : 'the command line'}`,
+        `${action} by ${actor ? `${actor.username} (user ${actor.userId})` : 'an operator outside the API'}`,
       ),
     );
   }

@@ -3,10 +3,13 @@ import type { AuthUser } from '../../../platform/auth/auth-user';
 /** What an audit record says happened. */
 export type AuditAction = 'USER_CREATED' | 'TOKEN_CREATED' | 'TOKEN_REVOKED' | 'TOKENS_REVOKED';
 
-/** How the change was made: through the API by a user, or on the command line. */
+/**
+ * How the change was made: through the API by a user, or outside it by an operator with access to
+ * the server (the command line, or the demo data loaded at an embedded server's first start).
+ */
 export type AuditVia = 'api' | 'cli';
 
-/** Who made a change: a user through one of their tokens, or nobody (the command line). */
+/** Who made a change: a user through one of their tokens, or nobody (outside the API). */
 export interface AuditActor {
   readonly userId: number;
   readonly username: string;
@@ -29,8 +32,8 @@ export interface AuditRecord extends AuditEntry {
 }
 
 /**
- * The actor of a change made by `user` (null: the system, which only the command line is for
- * these changes: the API always has an authenticated user).
+ * The actor of a change made by `user` (null: the system, outside the API: the command line or
+ * the demo seed; the API always has an authenticated user).
  */
 export function auditActor(user: AuthUser | null): { via: AuditVia; actor: AuditActor | null } {
   if (!user) return { via: 'cli', actor: null };

@@ -9,8 +9,12 @@ export class AuditEventModel {
   @Field(() => ID) id: string;
   @Field() at: Date;
   @Field({ description: 'USER_CREATED, TOKEN_CREATED, TOKEN_REVOKED or TOKENS_REVOKED.' }) action: string;
-  @Field({ description: '"api" (an authenticated user) or "cli" (the command line).' }) via: string;
-  @Field(() => ID, { nullable: true, description: 'The acting user (null: the command line).' })
+  @Field({
+    description:
+      '"api" (an authenticated user) or "cli" (outside the API: the command line, or the demo data loaded at an embedded server\'s first start).',
+  })
+  via: string;
+  @Field(() => ID, { nullable: true, description: 'The acting user (null: outside the API).' })
   actorUserId: string | null;
   @Field(() => String, { nullable: true, description: 'The acting username when the change was made.' })
   actorUsername: string | null;
