@@ -1,6 +1,7 @@
 // Prepares one migrated, seeded database per test run that every test file copies:
 // a PostgreSQL template database (DATABASE_URL set) or a dumped PGlite data directory.
 import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,8 @@ import { adminUrl, ENV_SNAPSHOT, ENV_TEMPLATE_DB, ENV_TOKENS, usingPostgres, wit
 async function prepare(ds: DataSource): Promise<Record<string, string>> {
   await ds.initialize();
   await ds.runMigrations({ transaction: 'each' });
+  // why: the seed's audit records are logged as they are made; the test run's output is its tests.
+  Logger.overrideLogger(['error', 'warn']);
   await seedDemo(ds);
   const tokens = await createDemoTokens(ds);
   await ds.destroy();
