@@ -5,7 +5,7 @@ import { count, snapshot } from './house-support';
 // The test database comes migrated and seeded once (test/support/global-setup.ts), so every
 // seedDemo() here is at least the second.
 describe('seedDemo', () => {
-  const suite = useTestDatabase();
+  const suite = useTestDatabase({ quietLogs: true });
 
   it('loaded the demo data set of demo-data.md', async () => {
     const counts: Record<string, number> = {};
