@@ -130,6 +130,10 @@ export const QUESTION_ROUNDS = [
   { text: 'Thanks, I will use that tone.' },
 ];
 
+/** Every demo configuration's system prompt and round limit. */
+export const DEMO_SYSTEM_PROMPT = 'You are an editorial assistant for the Demo site.';
+export const DEMO_MAX_ITERATIONS = 5;
+
 export interface DemoConfiguration {
   readonly identifier: string;
   readonly name: string;

@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { SkillView } from '../../modules/skills';
 import { managerOf } from '../../platform/database/transaction-runner';
-import type { DemoConfiguration, DemoGroup, DemoPage } from '../demo-data';
+import type { DemoGroup, DemoPage } from '../demo-data';
 
 /** A row's id, and whether this call created it. */
 export type Ensured = readonly [id: number, created: boolean];
@@ -14,17 +14,10 @@ export type DemoSkillRow = Pick<
   'identifier' | 'name' | 'description' | 'body' | 'isProcess' | 'enabled'
 >;
 
-/** A demo Task as the fixtures describe it (its configuration and groups resolved to ids). */
-export interface DemoTaskRow {
-  readonly identifier: string;
-  readonly name: string;
-  readonly priority: number;
-}
-
 /**
  * The SQL of the demo fixtures: the rows that no module has a creation use case for (the site,
- * its pages and texts, groups), and those the demo writes as they are, approved and ready (a
- * skill with its approved version 1, configurations of the scripted provider, Tasks). Each
+ * its pages and texts, groups), and the skills, which the demo writes approved and ready (a
+ * skill with its approved version 1: the API's four-eyes rule lets no single actor do that). Each
  * `ensure*` finds the row by its natural key and inserts it only where it is missing; the
  * linking rows are added where missing (`ON CONFLICT DO NOTHING`). Works in the caller's
  * transaction (`managerOf`).
@@ -106,50 +99,6 @@ export class DemoRows {
        SELECT $1, 1, $2, $3, $4, $5, 'APPROVED', now()
         WHERE NOT EXISTS (SELECT 1 FROM skill_version WHERE skill_id = $1)`,
       [ensured[0], skill.name, skill.description, skill.body, skill.isProcess],
-    );
-    return ensured;
-  }
-
-  /** A configuration of the scripted provider, with its skills. */
-  async ensureConfiguration(configuration: DemoConfiguration, skillIds: number[]): Promise<Ensured> {
-    const c = configuration;
-    const ensured = await this.ensure(
-      ['SELECT id FROM configuration WHERE identifier = $1', [c.identifier]],
-      [
-        `INSERT INTO configuration (identifier, name, provider, model, provider_options, system_prompt,
-           is_active, require_second_approver, max_iterations, privacy_level)
-         VALUES ($1, $2, 'scripted', 'scripted', $3, $4, $5, $6, 5, $7) RETURNING id`,
-        [
-          c.identifier,
-          c.name,
-          JSON.stringify({ rounds: c.rounds }),
-          'You are an editorial assistant for the Demo site.',
-          c.isActive,
-          c.requireSecondApprover,
-          c.privacyLevel,
-        ],
-      ],
-    );
-    await this.m().query(
-      `INSERT INTO configuration_skill (configuration_id, skill_id) SELECT $1, unnest($2::int[])
-       ON CONFLICT DO NOTHING`,
-      [ensured[0], skillIds],
-    );
-    return ensured;
-  }
-
-  /** A Task of a configuration, with its group mappings. */
-  async ensureTask(task: DemoTaskRow, configurationId: number, groupIds: number[]): Promise<Ensured> {
-    const ensured = await this.ensure(
-      ['SELECT id FROM task WHERE identifier = $1', [task.identifier]],
-      [
-        'INSERT INTO task (identifier, name, configuration_id, priority) VALUES ($1, $2, $3, $4) RETURNING id',
-        [task.identifier, task.name, configurationId, task.priority],
-      ],
-    );
-    await this.m().query(
-      'INSERT INTO task_group (task_id, group_id) SELECT $1, unnest($2::int[]) ON CONFLICT DO NOTHING',
-      [ensured[0], groupIds],
     );
     return ensured;
   }

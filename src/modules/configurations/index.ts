@@ -1,6 +1,8 @@
 export { ConfigurationsModule } from './configurations.module';
 export { ConfigurationsService } from './application/configurations.service';
 export type { ChatSetup } from './application/configurations.service';
+export { OperatorConfigurations } from './application/operator-configurations';
+export type { ConfigurationSettingsLimits } from './application/operator-configurations';
 export { DEFAULT_TASK_IDENTIFIER, isPrivacyLevel, PRIVACY_LEVELS } from './core/configuration';
 export type { ConfigurationSettings, ConfigurationView, PrivacyLevel, TaskView } from './core/configuration';
 export type { TokenCaps } from './core/configuration';

@@ -94,4 +94,48 @@ describe('seedDemo', () => {
     expect(await seedDemo(suite.ds)).toEqual({ created: false });
     expect(await snapshot(suite.ds)).toEqual(after);
   });
+
+  it("recreates a missing configuration and Task as they were, with the upserts' defaults", async () => {
+    const columns = `identifier, name, provider, model, provider_options, system_prompt, is_active,
+      require_second_approver, max_iterations, privacy_level, allowed_group_ids, deleted_at,
+      approval_timeout_seconds, on_approval_timeout, required_approvals, max_tokens_per_run,
+      max_tokens_per_user_per_day`;
+    const configurationOf = (identifier: string): Promise<unknown[]> =>
+      suite.ds.query(
+        `SELECT ${columns}, ARRAY(SELECT s.identifier FROM configuration_skill cs JOIN skill s ON s.id = cs.skill_id
+           WHERE cs.configuration_id = c.id ORDER BY s.identifier) AS skills
+         FROM configuration c WHERE identifier = $1`,
+        [identifier],
+      );
+    const taskOf = (identifier: string): Promise<unknown[]> =>
+      suite.ds.query(
+        `SELECT t.identifier, t.name, t.priority, c.identifier AS configuration,
+           ARRAY(SELECT g.name FROM task_group tg JOIN access_group g ON g.id = tg.group_id
+             WHERE tg.task_id = t.id ORDER BY g.name) AS groups
+         FROM task t JOIN configuration c ON c.id = t.configuration_id WHERE t.identifier = $1`,
+        [identifier],
+      );
+    const fourEyes = await configurationOf('demo-four-eyes');
+    const chat = await taskOf('four-eyes-chat');
+    expect(fourEyes).toHaveLength(1);
+    expect(chat).toEqual([
+      {
+        identifier: 'four-eyes-chat',
+        name: 'Four-eyes chat',
+        priority: 10,
+        configuration: 'demo-four-eyes',
+        groups: ['restricted'],
+      },
+    ]);
+    await suite.ds.query("DELETE FROM task WHERE identifier = 'four-eyes-chat'");
+    await suite.ds.query("DELETE FROM configuration WHERE identifier = 'demo-four-eyes'");
+
+    expect(await seedDemo(suite.ds)).toEqual({ created: true });
+
+    // the upserts' defaults (no deadline, DENY, one approval, no caps) are what the fixtures held
+    expect(await configurationOf('demo-four-eyes')).toEqual(fourEyes);
+    expect(await taskOf('four-eyes-chat')).toEqual(chat);
+    expect(await count(suite.ds, 'configuration')).toBe(4);
+    expect(await count(suite.ds, 'task')).toBe(2);
+  });
 });

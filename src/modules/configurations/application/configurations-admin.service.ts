@@ -6,6 +6,7 @@ import { TransactionRunner } from '../../../platform/database/transaction-runner
 import { parseSerialId } from '../../../common/ids';
 import { badInput, forbidden } from '../../../common/refusal';
 import { ConfigurationView, PrivacyLevel, TaskView, type ApprovalTimeoutAction } from '../core/configuration';
+import { mayAdministerConfigurations } from '../core/configuration-access.policy';
 import { clampMaxIterations, DEFAULT_MAX_ITERATIONS } from '../core/max-iterations.policy';
 import { validateProviderOptions } from '../core/provider-options.policy';
 import { UsersService } from '../../auth';
@@ -57,20 +58,20 @@ export class ConfigurationsAdminService {
     private readonly transactions: TransactionRunner,
     private readonly users: UsersService,
     private readonly skills: SkillsService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'providerAccess' | 'maxIterationsCeiling'>,
   ) {}
 
   /**
    * Creates or replaces the configuration with this identifier (same id on update; a deleted
    * one comes back). `maxIterations` above the ceiling is stored clamped.
    *
-   * @throws Refusal FORBIDDEN for non-admins; BAD_USER_INPUT for an unknown provider, provider
+   * @throws Refusal FORBIDDEN for non-admins (the system may); BAD_USER_INPUT for an unknown provider, provider
    *   options over 64 KB or not fitting the provider (with the failing paths), maxIterations
    *   below 1, malformed or unknown group ids, unknown skill identifiers (all named); token caps
    *   below 1 are refused by the input's validation before this runs.
    */
   async upsertConfiguration(ctx: RequestContext, input: ConfigurationUpsert): Promise<ConfigurationView> {
-    if (!ctx.isAdmin) throw forbidden('Only admins may change configurations');
+    if (!mayAdministerConfigurations(ctx.user)) throw forbidden('Only admins may change configurations');
     const providerOptions = validateProviderOptions(
       input.provider,
       input.providerOptions,
@@ -119,7 +120,7 @@ export class ConfigurationsAdminService {
    *   identifier, malformed or unknown group ids, unknown skill identifiers (all named).
    */
   async upsertTask(ctx: RequestContext, input: TaskUpsert): Promise<TaskView> {
-    if (!ctx.isAdmin) throw forbidden('Only admins may change Tasks');
+    if (!mayAdministerConfigurations(ctx.user)) throw forbidden('Only admins may change Tasks');
     const groupIds = parseIds(input.groupIds, 'groupIds');
     const skillIdentifiers = unique(input.skillIdentifiers ?? []);
     const id = await this.transactions.run(async () => {

@@ -35,7 +35,7 @@ export class ConfigurationsService {
     private readonly repository: ConfigurationsRepository,
     private readonly skills: SkillsService,
     private readonly catalogue: SkillCatalogue,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'maxIterationsCeiling'>,
   ) {}
 
   /** The configurations the viewer may use, not deleted, by id (admins: all not deleted). */

@@ -3,33 +3,15 @@ import { DataSource, IsNull } from 'typeorm';
 import type { JoinedRead } from '../../../platform/database/joined-read';
 import { EntityColumns } from '../../../platform/database/entity-columns';
 import { managerOf } from '../../../platform/database/transaction-runner';
-import {
-  ConfigurationView,
-  isPrivacyLevel,
-  PrivacyLevel,
-  TokenCaps,
-  type ApprovalTimeoutAction,
-} from '../core/configuration';
+import { ConfigurationSettings, ConfigurationView, isPrivacyLevel, TokenCaps } from '../core/configuration';
 import { ConfigurationEntity } from './configuration.entity';
 import { TaskEntity } from './task.entity';
 
-/** The columns an upsert writes; the identifier is the key. */
-export interface ConfigurationWrite {
-  readonly identifier: string;
-  readonly name: string;
-  readonly provider: string;
-  readonly model: string;
-  readonly providerOptions: Record<string, unknown>;
-  readonly systemPrompt: string;
-  readonly isActive: boolean;
-  readonly requireSecondApprover: boolean;
-  readonly approvalTimeoutSeconds: number | null;
-  readonly onApprovalTimeout: ApprovalTimeoutAction;
-  readonly requiredApprovals: number;
-  readonly maxIterations: number;
-  readonly privacyLevel: PrivacyLevel;
-  readonly allowedGroupIds: readonly number[];
-}
+/**
+ * The columns an upsert writes; the identifier is the key. The token caps are written apart
+ * (`setTokenCaps`), the skills too (`setConfigurationSkills`).
+ */
+export type ConfigurationWrite = Omit<ConfigurationSettings, 'id' | 'deletedAt' | keyof TokenCaps>;
 
 /** A Task row with its group mappings (skills and configuration are read separately). */
 export interface TaskRow {
@@ -208,6 +190,12 @@ export class ConfigurationsRepository {
   async findTaskById(id: number): Promise<TaskRow | null> {
     const manager = managerOf(this.dataSource);
     const e = await manager.findOne(TaskEntity, { where: { id }, relations: { groups: true } });
+    return e ? toTaskRow(e) : null;
+  }
+
+  async findTaskByIdentifier(identifier: string): Promise<TaskRow | null> {
+    const manager = managerOf(this.dataSource);
+    const e = await manager.findOne(TaskEntity, { where: { identifier }, relations: { groups: true } });
     return e ? toTaskRow(e) : null;
   }
 
