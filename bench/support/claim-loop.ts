@@ -23,7 +23,9 @@ export interface ClaimLoopSample {
  * (autocommit, synchronous commit) each looping "claim the oldest ready job with
  * `FOR UPDATE SKIP LOCKED` (one commit), complete it under its claim (one commit)" on a
  * `bench_jobs` table in the same database, the cheapest form of the project's own claim and
- * settle. A job claimed twice shows in `claims > 1`.
+ * settle. Both are prepared statements (pgbench's `-M prepared`), as the app's are: sent
+ * unnamed, each was parsed and planned on every call, a cost the app does not pay. A job
+ * claimed twice shows in `claims > 1`.
  */
 export class ClaimLoop {
   private constructor(
@@ -92,22 +94,24 @@ export class ClaimLoop {
     await Promise.all(
       this.clients.map(async (client, worker) => {
         while (Date.now() < deadline) {
-          const claimed = await client.query<{ id: string }>(
-            `UPDATE bench_jobs j SET status = 'RUNNING', claimed_by = $1, claims = j.claims + 1
+          const claimed = await client.query<{ id: string }>({
+            name: 'bench-claim',
+            text: `UPDATE bench_jobs j SET status = 'RUNNING', claimed_by = $1, claims = j.claims + 1
                FROM (SELECT id FROM bench_jobs WHERE status = 'READY' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) d
               WHERE j.id = d.id RETURNING j.id`,
-            [worker],
-          );
+            values: [worker],
+          });
           const id = claimed.rows[0]?.id;
           if (!id) {
             empty++;
             return;
           }
-          const done = await client.query(
-            `UPDATE bench_jobs SET status = 'DONE', completed_at = now()
+          const done = await client.query({
+            name: 'bench-complete',
+            text: `UPDATE bench_jobs SET status = 'DONE', completed_at = now()
               WHERE id = $1 AND status = 'RUNNING' AND claimed_by = $2`,
-            [id, worker],
-          );
+            values: [id, worker],
+          });
           if (done.rowCount === 1) {
             completed++;
             halves[Date.now() < middle ? 0 : 1]++;
