@@ -373,6 +373,8 @@ describe('auth: users, groups and tokens through the API', () => {
         { userId: dave, label: 'x'.repeat(201) },
         { userId: dave, label: 'past', expiresAt: new Date(Date.now() - 60_000).toISOString() },
         { userId: dave, label: 'not a date', expiresAt: 'tomorrow' },
+        { userId: dave, label: 'a number', expiresAt: 4102444800000 },
+        { userId: dave, label: 'a boolean', expiresAt: true },
         { userId: 'abc', label: 'bad id' },
       ];
       for (const vars of cases) {
@@ -381,6 +383,15 @@ describe('auth: users, groups and tokens through the API', () => {
           JSON.stringify(vars).slice(0, 80),
           'BAD_USER_INPUT',
         ]);
+      }
+      // a literal that is not a date-time string is refused too, not read as "no expiry"
+      for (const literal of ['1', '4102444800000', 'true', '{ a: 1 }', '[1]']) {
+        const res = await t.gql(
+          `mutation ($userId: ID!) { createApiToken(userId: $userId, label: "literal", expiresAt: ${literal}) { tokenId } }`,
+          { userId: dave },
+          'dave',
+        );
+        expect([literal, errorCode(res)]).toEqual([literal, 'GRAPHQL_VALIDATION_FAILED']);
       }
       const malformed = await t.gql(REVOKE_TOKEN, { tokenId: 'not-a-uuid' }, 'dave');
       expect(errorCode(malformed)).toBe('BAD_USER_INPUT');

@@ -21,6 +21,7 @@ import { graphqlOverHttpStatus, refuseNulBytes, subscriptionsOverWsOnly } from '
 import { ErrorCodeEnum } from './error-code.enum';
 import type { OperationPrefetch } from './operation-prefetch';
 import { queryCostLimit } from './query-cost';
+import { StrictDateTime } from './scalars';
 import { formatGraphQLError } from './format-error';
 import type { FormatOne, OperationLimits } from './ws-operations';
 
@@ -147,7 +148,11 @@ export function graphqlOptions(
     autoSchemaFile: config.nodeEnv === 'development' ? SCHEMA_FILE : true,
     sortSchema: true,
     // why: ErrorCode is in the contract before any field uses it (HandBack.code will).
-    buildSchemaOptions: { dateScalarMode: 'isoDate', orphanedTypes: [ErrorCodeEnum] },
+    buildSchemaOptions: {
+      dateScalarMode: 'isoDate',
+      scalarsMap: [{ type: Date, scalar: StrictDateTime }],
+      orphanedTypes: [ErrorCodeEnum],
+    },
     introspection: config.introspection,
     playground: false,
     csrfPrevention: true,

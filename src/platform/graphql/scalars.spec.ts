@@ -1,5 +1,5 @@
 import { GraphQLError, parseValue } from 'graphql';
-import { GraphQLJSON, MAX_JSON_INPUT_DEPTH, nestsDeeperThan } from './scalars';
+import { GraphQLJSON, MAX_JSON_INPUT_DEPTH, nestsDeeperThan, StrictDateTime } from './scalars';
 
 function nested(depth: number): unknown {
   let value: unknown = 1;
@@ -43,5 +43,36 @@ describe('the JSON scalar', () => {
     expect(nestsDeeperThan({ a: [1, { b: 2 }] }, 3)).toBe(false);
     expect(nestsDeeperThan({ a: [1, { b: {} }] }, 3)).toBe(true);
     expect(nestsDeeperThan('text', 0)).toBe(false);
+  });
+});
+
+describe('the DateTime scalar', () => {
+  const literal = (source: string) => parseValue(source);
+
+  it('parses date-time strings, as variables and as literals', () => {
+    expect(StrictDateTime.parseValue('2030-01-02T03:04:05Z')).toEqual(new Date('2030-01-02T03:04:05Z'));
+    expect(StrictDateTime.parseLiteral(literal('"2030-01-02T03:04:05Z"'), {})).toEqual(
+      new Date('2030-01-02T03:04:05Z'),
+    );
+    expect(StrictDateTime.serialize(new Date('2030-01-02T03:04:05Z'))).toBe('2030-01-02T03:04:05.000Z');
+  });
+
+  it('refuses a literal that is not a string, where Nest read it as null', () => {
+    for (const source of ['1', '4102444800000', '1.5e20', 'true', '{a: 1}', '[1]']) {
+      expect(() => StrictDateTime.parseLiteral(literal(source), {})).toThrow(/date-time string/);
+    }
+  });
+
+  it('refuses a variable that is not a date-time string, with BAD_USER_INPUT', () => {
+    for (const value of [1, 99999999999999999, true, {}, [], 'not a date', '']) {
+      expect(() => StrictDateTime.parseValue(value)).toThrow(
+        expect.objectContaining({ extensions: { code: 'BAD_USER_INPUT' } }),
+      );
+    }
+  });
+
+  it('keeps the name and description of the schema', () => {
+    expect(StrictDateTime.name).toBe('DateTime');
+    expect(StrictDateTime.description).toMatch(/^A date-time string at UTC/);
   });
 });

@@ -1,4 +1,5 @@
-import { GraphQLError, GraphQLScalarType } from 'graphql';
+import { GraphQLISODateTime } from '@nestjs/graphql';
+import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
 import { GraphQLJSON as PlainJSON } from 'graphql-type-json';
 
 /** The deepest nesting a JSON input value may have (objects and lists, the value itself is 1). */
@@ -31,10 +32,31 @@ function shallow(value: unknown): unknown {
  * The JSON scalar: use as `@Field(() => GraphQLJSON)`. Output as graphql-type-json's; input
  * (variables and literals) refused with BAD_USER_INPUT when nested deeper than
  * `MAX_JSON_INPUT_DEPTH`. Sizes are checked where the value is used (64 KB, docs/security.md).
- * DateTime is Nest's ISO date scalar.
  */
 export const GraphQLJSON = new GraphQLScalarType({
   ...PlainJSON.toConfig(),
   parseValue: (value) => shallow(PlainJSON.parseValue(value)),
   parseLiteral: (ast, variables) => shallow(PlainJSON.parseLiteral(ast, variables)),
+});
+
+function dateOf(value: unknown): Date {
+  const date = typeof value === 'string' ? new Date(value) : null;
+  if (date === null || Number.isNaN(date.getTime())) {
+    throw new GraphQLError('DateTime must be a date-time string, such as 2019-12-03T09:54:33Z', {
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
+  }
+  return date;
+}
+
+/**
+ * Nest's ISO DateTime scalar (same name, description and output), refusing input that is not a
+ * date-time string. why: Nest's own turns a literal that is not a string (`expiresAt: 1`) into
+ * null, which an optional argument reads as "not given" (a token without expiry), and a
+ * variable of any type into `new Date(value)`. Mapped to `Date` in graphql.setup.ts.
+ */
+export const StrictDateTime = new GraphQLScalarType({
+  ...GraphQLISODateTime.toConfig(),
+  parseValue: dateOf,
+  parseLiteral: (ast) => dateOf(ast.kind === Kind.STRING ? ast.value : undefined),
 });
