@@ -3,7 +3,7 @@
 // documented order, across ties at the same instant; opaque cursors that refuse to page another
 // list; the deprecated offsets keep working. Apollo Client's relayStylePagination merging the
 // pages is in pagination-apollo-cache.e2e-spec.ts.
-import { errorCode, type GqlResponse } from '../support/test-app';
+import { errorCode, type GqlResponse, type TestApp } from '../support/test-app';
 import { useTestApp } from '../support/suite';
 import { SEEDED_WORKSPACE } from '../../bench/support/volume';
 import { useSeededRuns } from '../support/seeded-runs';
@@ -17,6 +17,12 @@ interface Page<T> {
     startCursor: string | null;
     endCursor: string | null;
   };
+}
+
+/** A query's refusal as [query, code, extensions.field], to compare in one expectation. */
+async function refusal(t: TestApp, query: string): Promise<[string, unknown, unknown]> {
+  const res = await t.gql(query);
+  return [query, errorCode(res), res.errors?.[0]?.extensions?.field];
 }
 
 const RUNS = `query($first: Int, $after: String, $filter: RunFilter) {
@@ -161,6 +167,25 @@ describe('cursor pagination', () => {
       expect(errorCode(res)).toBe('BAD_USER_INPUT');
       expect(res.errors?.[0]?.extensions?.field).toBe('after');
     }
+  });
+
+  it('refuses a negative page size or offset, and an empty id filter, with BAD_USER_INPUT', async () => {
+    const [{ id: runId }] = await t.dataSource.query<[{ id: string }]>(`SELECT id FROM run LIMIT 1`);
+    for (const [query, field] of [
+      ['{ runs(first: -1) { nodes { id } pageInfo { hasNextPage endCursor } } }', 'first'],
+      ['{ inboxConnection(first: -1) { nodes { run { id } } } }', 'first'],
+      ['{ inbox(first: -1) { run { id } } }', 'first'],
+      [`{ run(id: "${runId}") { steps(first: -1) { nodes { sequence } } } }`, 'first'],
+      ['{ runs(first: 5, offset: -1) { nodes { id } } }', 'offset'],
+      ['{ inbox(first: 5, offset: -5) { run { id } } }', 'offset'],
+      ['{ runs(filter: { ownerId: "" }) { totalCount } }', 'ownerId'],
+      ['{ runs(filter: { configurationId: "" }) { totalCount } }', 'configurationId'],
+    ] as const) {
+      expect(await refusal(t, query)).toEqual([query, 'BAD_USER_INPUT', field]);
+    }
+    // 0 is Relay's empty page
+    const empty = await t.gql<{ runs: Page<{ id: string }> }>('{ runs(first: 0) { nodes { id } } }');
+    expect(empty.data!.runs.nodes).toEqual([]);
   });
 
   it('keeps the deprecated offsets working for one release', async () => {
@@ -327,6 +352,24 @@ describe('cursor pagination of the chat and the identity lists', () => {
       'alice',
     );
     expect(errorCode(foreign)).toBe('NOT_FOUND');
+  });
+
+  it('refuses a negative page size on the chat, identity and webhook lists, and an empty id filter', async () => {
+    for (const [query, field] of [
+      ['{ conversationsConnection(first: -1) { nodes { id } } }', 'first'],
+      [`{ conversation(id: "${conversationId}") { messagesConnection(last: -1) { nodes { id } } } }`, 'last'],
+      [
+        `{ conversation(id: "${conversationId}") { messagesConnection(first: -3) { nodes { id } } } }`,
+        'first',
+      ],
+      ['{ usersConnection(first: -1) { nodes { id } } }', 'first'],
+      ['{ apiTokensConnection(first: -1) { nodes { id } } }', 'first'],
+      ['{ webhookEndpoints(first: -1) { nodes { id } } }', 'first'],
+      ['{ webhookDeliveries(first: -1) { nodes { id } } }', 'first'],
+      ['{ webhookDeliveries(endpointId: "") { nodes { id } } }', 'endpointId'],
+    ] as const) {
+      expect(await refusal(t, query)).toEqual([query, 'BAD_USER_INPUT', field]);
+    }
   });
 
   async function idOf(username: string): Promise<string> {

@@ -7,6 +7,7 @@ import type { UserView } from '../core/identity';
 import { mayAdministerUsers, mayManageTokensOf } from '../core/token-access.policy';
 import type { TokenView } from '../core/token-view';
 import { IdentityPagesRepository } from '../persistence/identity-pages.repository';
+import { pageSize } from '../../../common/page-size';
 
 export interface IdentityPage<T> {
   readonly edges: ReadonlyArray<{ readonly cursor: string; readonly node: T }>;
@@ -16,7 +17,6 @@ export interface IdentityPage<T> {
 const USERS = 'users';
 const TOKENS = 'tokens';
 const MAX_PAGE = 200;
-const size = (first: number): number => Math.min(Math.max(first, 0), MAX_PAGE);
 
 /** Cursor pages of users (admins) and of a user's tokens (one's own; admins anyone's). */
 @Injectable()
@@ -26,7 +26,7 @@ export class IdentityPages {
   async users(ctx: RequestContext, first: number, after: string | null): Promise<IdentityPage<UserView>> {
     if (!mayAdministerUsers(ctx.user)) throw forbidden('Only admins may administer users');
     const afterId = after ? Number(decodeCursor(USERS, after, ['number'])[0]) : null;
-    const limit = size(first);
+    const limit = pageSize(first, MAX_PAGE);
     const rows = await this.repository.users(afterId, limit + 1);
     return {
       edges: rows.slice(0, limit).map((user) => ({ cursor: encodeCursor(USERS, [user.id]), node: user })),
@@ -43,7 +43,7 @@ export class IdentityPages {
     const owner = userId ?? ctx.viewer.id;
     if (!mayManageTokensOf(ctx.user, owner)) throw notFound('No such user');
     const key = after ? tokenKey(owner, after) : null;
-    const limit = size(first);
+    const limit = pageSize(first, MAX_PAGE);
     const rows = await this.repository.tokens(owner, limit + 1, key);
     return {
       edges: rows

@@ -7,6 +7,7 @@ import type { ConversationEntity } from '../persistence/conversation.entity';
 import { ConversationPagesRepository } from '../persistence/conversation-pages.repository';
 import type { MessageEntity } from '../persistence/message.entity';
 import { ConversationSync } from './conversation-sync';
+import { pageSize } from '../../../common/page-size';
 
 /** Largest page of conversations or messages a client may ask for. */
 export const MAX_CHAT_PAGE = 200;
@@ -28,9 +29,6 @@ export interface MessageWindow {
 const CONVERSATIONS = 'conversations';
 const MESSAGES = 'messages';
 
-const size = (n: number | null | undefined, fallback: number): number =>
-  Math.min(Math.max(n ?? fallback, 0), MAX_CHAT_PAGE);
-
 /**
  * Cursor pages of the chat (docs/pagination.md): the viewer's conversations, most recently
  * active first, and a conversation's messages, oldest first forward or the latest ones
@@ -49,7 +47,7 @@ export class ConversationPages {
     after: string | null,
   ): Promise<Page<ConversationEntity>> {
     const key = after ? conversationKey(after) : null;
-    const limit = size(first, 50);
+    const limit = pageSize(first, MAX_CHAT_PAGE);
     const rows = await this.repository.conversations(ctx.viewer.id, limit + 1, key);
     const shown = rows.slice(0, limit);
     const repaired = await Promise.all(shown.map((row) => this.sync.repair(row.conversation)));
@@ -71,7 +69,9 @@ export class ConversationPages {
     }
     const cursor = backward ? window.before : window.after;
     const from = cursor ? messageKey(conversationId, cursor) : null;
-    const limit = size(backward ? window.last : window.first, 50);
+    const limit = backward
+      ? pageSize(window.last ?? 50, MAX_CHAT_PAGE, 'last')
+      : pageSize(window.first ?? 50, MAX_CHAT_PAGE);
     const rows = await this.repository.messages(conversationId, limit + 1, from, !backward);
     const more = rows.length > limit;
     const shown = rows.slice(0, limit);

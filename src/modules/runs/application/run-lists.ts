@@ -10,6 +10,7 @@ import {
   type RunListFilter,
   type RunPageKey,
 } from '../persistence/run-lists.repository';
+import { pageOffset, pageSize } from '../../../common/page-size';
 
 /** Largest page of a run list or the inbox a client may ask for. */
 export const MAX_RUN_PAGE = 200;
@@ -52,18 +53,19 @@ export class RunLists {
   /** Own runs; all runs for admins (who may filter by owner). */
   async runs(ctx: RequestContext, query: RunListQuery): Promise<RunPage> {
     const user = ctx.viewer;
-    const ownerId = query.ownerId ? parseSerialId(query.ownerId, 'ownerId') : null;
+    const ownerId = query.ownerId != null ? parseSerialId(query.ownerId, 'ownerId') : null;
     const after = query.after ? keyOf(RUNS, query.after) : null;
     if (!user.isAdmin && ownerId !== null && ownerId !== user.id) {
       return { edges: [], hasNextPage: false, filter: null };
     }
     const filter: RunListFilter = {
       ownerId: user.isAdmin ? ownerId : user.id,
-      configurationId: query.configurationId ? parseSerialId(query.configurationId, 'configurationId') : null,
+      configurationId:
+        query.configurationId != null ? parseSerialId(query.configurationId, 'configurationId') : null,
       statuses: query.status ?? null,
     };
-    const limit = pageSize(query.first);
-    const rows = await this.lists.runs(filter, limit + 1, after, Math.max(query.offset ?? 0, 0));
+    const limit = pageSize(query.first, MAX_RUN_PAGE);
+    const rows = await this.lists.runs(filter, limit + 1, after, pageOffset(query.offset));
     return { ...page(RUNS, rows, limit), filter };
   }
 
@@ -80,13 +82,11 @@ export class RunLists {
     offset = 0,
   ): Promise<{ edges: readonly RunEdge[]; hasNextPage: boolean }> {
     const key = after ? keyOf(INBOX, after) : null;
-    const limit = pageSize(first);
-    const rows = await this.lists.waiting(ownerId, limit + 1, key, Math.max(offset, 0));
+    const limit = pageSize(first, MAX_RUN_PAGE);
+    const rows = await this.lists.waiting(ownerId, limit + 1, key, pageOffset(offset));
     return page(INBOX, rows, limit);
   }
 }
-
-const pageSize = (first: number): number => Math.min(Math.max(first, 0), MAX_RUN_PAGE);
 
 function page(list: string, rows: readonly KeyedRun[], limit: number) {
   return {

@@ -7,6 +7,7 @@ import { mayManageWebhooks, type DeliveryView, type Page } from '../core/webhook
 import { WebhookDeliveriesRepository } from '../persistence/webhook-deliveries.repository';
 import { OutboxSignal } from './outbox-signal';
 import type { Actor } from './webhook-endpoints.service';
+import { pageSize } from '../../../common/page-size';
 
 const DELIVERIES = 'webhook-deliveries';
 const MAX_PAGE = 200;
@@ -32,10 +33,10 @@ export class DeliveryLog {
     after: string | null,
   ): Promise<Page<DeliveryView>> {
     adminOnly(actor);
-    const endpointId = filter.endpointId ? parseUuid(filter.endpointId, 'endpointId') : null;
-    const eventId = filter.eventId ? parseUuid(filter.eventId, 'eventId') : null;
+    const endpointId = filter.endpointId != null ? parseUuid(filter.endpointId, 'endpointId') : null;
+    const eventId = filter.eventId != null ? parseUuid(filter.eventId, 'eventId') : null;
     const before = after ? seqOf(after) : null;
-    const limit = Math.min(Math.max(first, 0), MAX_PAGE);
+    const limit = pageSize(first, MAX_PAGE);
     const rows = await this.repository.page({ endpointId, eventId }, before, limit + 1);
     return {
       edges: rows.slice(0, limit).map((d) => ({ cursor: encodeCursor(DELIVERIES, [d.seq]), node: d })),

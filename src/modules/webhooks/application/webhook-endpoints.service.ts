@@ -11,6 +11,7 @@ import { mayManageWebhooks, type EndpointView, type Page } from '../core/webhook
 import { WebhookEndpointsRepository, type EndpointChange } from '../persistence/webhook-endpoints.repository';
 import { EnabledEndpoints } from './enabled-endpoints';
 import { UrlGuard } from './url-guard';
+import { pageSize } from '../../../common/page-size';
 
 export interface EndpointSpec {
   readonly url: string;
@@ -113,7 +114,7 @@ export class WebhookEndpointsService {
   async page(actor: Actor, first: number, after: string | null): Promise<Page<EndpointView>> {
     adminOf(actor);
     const key = after ? endpointKey(after) : null;
-    const limit = Math.min(Math.max(first, 0), MAX_PAGE);
+    const limit = pageSize(first, MAX_PAGE);
     const rows = await this.repository.page(limit + 1, key);
     return {
       edges: rows.slice(0, limit).map((r) => ({
