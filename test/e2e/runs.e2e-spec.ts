@@ -199,6 +199,12 @@ describe('runs: start, suspend, trace, cancel', () => {
     expect(row).toEqual({ checkpoint: null, turn_digest: null });
     const again = await t.gql(cancel, { id: run.id }, 'alice');
     expect(errorCode(again)).toBe('RUN_NOT_WAITING');
+    // a malformed id is refused on the argument the client sent
+    const malformed = await t.gql(cancel, { id: 'zz' }, 'alice');
+    expect([errorCode(malformed), malformed.errors?.[0]?.extensions?.field]).toEqual([
+      'BAD_USER_INPUT',
+      'runId',
+    ]);
   });
 
   it('hides runs from users who may neither read nor decide them', async () => {

@@ -27,6 +27,10 @@ import { RunAdmission } from './run-admission';
 import type { QueuedTurn, StartRunCommand, TurnCommand } from './run-commands';
 import { QueuedRuns } from './queued-runs';
 import { WorkerPresence } from './worker-presence';
+import { pageSize } from '../../../common/page-size';
+
+/** The largest page of a run's steps (docs/pagination.md). */
+const MAX_STEP_PAGE = 500;
 
 export type { QueuedTurn, StartRunCommand, TurnCommand } from './run-commands';
 
@@ -246,9 +250,12 @@ export class RunsService {
     return this.reads.findByIds(ids);
   }
 
-  /** The run where the viewer may read or decide it; null otherwise (no leak). */
-  async findRun(ctx: RequestContext, id: string): Promise<RunView | null> {
-    const run = await this.reads.findById(parseUuid(id, 'id'));
+  /**
+   * The run where the viewer may read or decide it; null otherwise (no leak). `field` names the
+   * argument a malformed id is refused on (BAD_USER_INPUT).
+   */
+  async findRun(ctx: RequestContext, id: string, field = 'id'): Promise<RunView | null> {
+    const run = await this.reads.findById(parseUuid(id, field));
     return run && mayKnowRun(ctx.viewer, run) ? run : null;
   }
 
@@ -257,7 +264,7 @@ export class RunsService {
    * it, FORBIDDEN without detail access, RUN_NOT_WAITING where it already stopped.
    */
   async cancelRun(ctx: RequestContext, id: string): Promise<RunView> {
-    const run = await this.findRun(ctx, id);
+    const run = await this.findRun(ctx, id, 'runId');
     if (!run) throw notFound('Run not found');
     if (!runAccess(ctx.viewer, run).detail) throw forbidden('Only the run owner or an admin may cancel it');
     if (!(await this.settler.settle({ runId: run.id, from: CANCELLABLE_STATUSES }, { kind: 'CANCELLED' }))) {
@@ -276,7 +283,7 @@ export class RunsService {
     after: string | null = null,
   ) {
     this.requireDetail(ctx, run);
-    const limit = Math.min(Math.max(first, 0), 500);
+    const limit = pageSize(first, MAX_STEP_PAGE);
     const from = after ? stepCursorSequence(run.id, after) : Math.max(afterSequence, 0);
     const rows = await this.reads.listSteps(run.id, from, limit + 1);
     const nodes = rows.slice(0, limit);
