@@ -16,27 +16,44 @@ import { requestIdScope } from './platform/logging/logger-params';
 import { nestLogLevels, StartupQuietLogger } from './platform/logging/startup-quiet-logger';
 import { mountWebClient } from './platform/web/web-client';
 
-/** Refuses over-large or malformed bodies as a GraphQL-shaped client error, never a 500. */
+type BodyRefusal = { readonly status: number; readonly message: string };
+
+const TOO_LARGE: BodyRefusal = { status: 413, message: 'Request body too large (limit 1 MB)' };
+const MALFORMED: BodyRefusal = { status: 400, message: 'Malformed request body' };
+
+/** What a body the JSON parser refused is answered with, by the parser's error type. */
+const BODY_REFUSALS: Readonly<Record<string, BodyRefusal>> = {
+  'entity.too.large': TOO_LARGE,
+  'entity.parse.failed': MALFORMED,
+  // why: the JSON parser reads UTF-8 (and UTF-16 / 32) only, and decompresses what zlib knows;
+  // anything else was a 415 in Express's own shape, logged as a server fault with its stack.
+  'charset.unsupported': { status: 415, message: 'Unsupported charset: send the body as UTF-8' },
+  'encoding.unsupported': {
+    status: 415,
+    message: 'Unsupported Content-Encoding: send the body as is, or gzip, deflate or br',
+  },
+};
+
+function bodyRefusal(e: { type?: string; status?: number } | null): BodyRefusal | null {
+  const known = e?.type ? BODY_REFUSALS[e.type] : undefined;
+  if (known) return known;
+  // why: the parser's other errors of the client's making (an aborted body, a wrong length)
+  // carry 400 or 413.
+  if (e?.status === 413) return TOO_LARGE;
+  if (e?.status === 400) return MALFORMED;
+  return null;
+}
+
+/**
+ * Refuses over-large, malformed or undecodable bodies as a GraphQL-shaped client error
+ * (BAD_USER_INPUT), never a 500 and never logged as a fault.
+ */
 function bodyErrors(err: unknown, _req: Request, res: Response, next: NextFunction): void {
-  const e = err as { type?: string; status?: number } | null;
-  if (
-    e?.type === 'entity.too.large' ||
-    e?.type === 'entity.parse.failed' ||
-    e?.status === 400 ||
-    e?.status === 413
-  ) {
-    const tooLarge = e.type === 'entity.too.large' || e.status === 413;
-    res.status(tooLarge ? 413 : 400).json({
-      errors: [
-        {
-          message: tooLarge ? 'Request body too large (limit 1 MB)' : 'Malformed request body',
-          extensions: { code: 'BAD_USER_INPUT' },
-        },
-      ],
-    });
-    return;
-  }
-  next(err);
+  const refusal = bodyRefusal(err as { type?: string; status?: number } | null);
+  if (!refusal) return next(err);
+  res
+    .status(refusal.status)
+    .json({ errors: [{ message: refusal.message, extensions: { code: 'BAD_USER_INPUT' } }] });
 }
 
 /**

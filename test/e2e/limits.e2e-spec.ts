@@ -159,6 +159,24 @@ describe('GraphQL limits', () => {
       expectRefused(await post('{"query": '), /Malformed request body/);
     });
 
+    it('refuses a charset or a Content-Encoding it cannot decode with 415 and a JSON error', async () => {
+      for (const [headers, message] of [
+        [{ 'content-type': 'application/json; charset=latin1' }, /Unsupported charset/],
+        [{ 'content-type': 'application/json; charset=koi8-r' }, /Unsupported charset/],
+        [{ 'content-encoding': 'compress' }, /Unsupported Content-Encoding/],
+      ] as const) {
+        const res = await post(JSON.stringify({ query: '{ __typename }' }), headers);
+        expect([headers, res.status, errorCode(res.body)]).toEqual([headers, 415, 'BAD_USER_INPUT']);
+        expect(res.contentType).toMatch(/application\/json/);
+        expect(res.body.errors?.[0]?.message).toMatch(message);
+      }
+      // UTF-8 named in any case is read as usual
+      const utf8 = await post(JSON.stringify({ query: '{ __typename }' }), {
+        'content-type': 'application/json; charset=UTF-8',
+      });
+      expect(utf8.body.data).toEqual({ __typename: 'Query' });
+    });
+
     it('refuses an unknown enum value in a variable, and writes nothing', async () => {
       const before = await t.dataSource.query<Array<{ n: number }>>(
         'SELECT count(*)::int AS n FROM configuration',
