@@ -207,6 +207,31 @@ describe('runs: start, suspend, trace, cancel', () => {
     ]);
   });
 
+  it('refuses a subject language the owner may not work in, before anything is written', async () => {
+    const START = `mutation($input: StartRunInput!) { startRun(input: $input) { id subjectLanguageId } }`;
+    const runs = async (): Promise<number> =>
+      (await t.dataSource.query<[{ n: number }]>('SELECT count(*)::int AS n FROM run'))[0].n;
+    const base = { configurationId: ids.configurations['demo-editor'], prompt: 'Go' };
+    const before = await runs();
+    for (const [as, input] of [
+      ['alice', { subjectPageId: ids.pages.About, subjectLanguageId: 2 }], // a site language no group of hers grants
+      ['alice', { subjectPageId: ids.pages.About, subjectLanguageId: 999 }], // no language of the page
+      ['alice', { subjectLanguageId: 2 }], // no page: checked on the page the run works on
+      ['dave', { subjectPageId: ids.pages.About, subjectLanguageId: 0 }], // his group grants no language
+    ] as const) {
+      const res = await t.gql(START, { input: { ...base, ...input } }, as);
+      expect([as, input, errorCode(res)]).toEqual([as, input, 'LANGUAGE_NOT_ACCESSIBLE']);
+    }
+    expect(await runs()).toBe(before);
+    const german = await t.gql<{ startRun: { subjectLanguageId: number } }>(
+      START,
+      { input: { ...base, subjectPageId: ids.pages.About, subjectLanguageId: 1 } },
+      'alice',
+    );
+    expect(german.data?.startRun.subjectLanguageId).toBe(1);
+    expect(await runs()).toBe(before + 1);
+  });
+
   it('hides runs from users who may neither read nor decide them', async () => {
     const run = await startRun(t, 'alice', {
       configurationId: ids.configurations['demo-editor'],

@@ -150,6 +150,18 @@ export class PagesService {
   }
 
   /**
+   * Refuses LANGUAGE_NOT_ACCESSIBLE where the user may not work in this language of the page
+   * (`mayEditLanguage`: one of the page's languages, a page the user may show, a language one
+   * of their groups grants). The language check of a conversation's view and of a run's subject.
+   */
+  async assertLanguageAccess(user: ContentUser, page: PageView, languageId: number): Promise<void> {
+    const languages = await this.siteLanguageIds(page);
+    if (!Number.isInteger(languageId) || !mayEditLanguage(user, page, languageId, languages)) {
+      throw languageNotAccessible(page.id, languageId);
+    }
+  }
+
+  /**
    * The page's text in one language and workspace; a workspace without its own row falls back
    * to the live text (the result's `workspaceId` says which row answered). Null where the page
    * has no text in that language. No permission check: the caller has checked the page.

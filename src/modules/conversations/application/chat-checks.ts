@@ -4,7 +4,7 @@ import { RequestContext } from '../../../platform/auth/request-context';
 import { parseSerialId } from '../../../common/ids';
 import { Refusal } from '../../../common/refusal';
 import { ConfigurationsService, type ChatSetup } from '../../configurations';
-import { languageNotAccessible, mayEditLanguage, pageNotAccessible, PagesService } from '../../content';
+import { pageNotAccessible, PagesService } from '../../content';
 import type { CatalogueEntry } from '../../skills';
 import { cleanModule, type ViewContext } from '../core/conversation-input';
 import type { ConversationEntity } from '../persistence/conversation.entity';
@@ -69,10 +69,7 @@ export class ChatChecks {
     const page = await this.pages.getPageForUser(user, pageId);
     if (!page) throw pageNotAccessible(pageId);
     if (view.languageId === null) return { pageId, languageId: null, module };
-    const languages = await this.pages.siteLanguageIds(page);
-    if (!Number.isInteger(view.languageId) || !mayEditLanguage(user, page, view.languageId, languages)) {
-      throw languageNotAccessible(pageId, view.languageId);
-    }
+    await this.pages.assertLanguageAccess(user, page, view.languageId);
     return { pageId, languageId: view.languageId, module };
   }
 }

@@ -4,13 +4,14 @@ import { randomUUID } from 'node:crypto';
 import { StateUnreadableError, type PendingTurn } from '../../../agent';
 import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
+import type { AuthUser } from '../../../platform/auth/auth-user';
 import { RequestContext } from '../../../platform/auth/request-context';
 import { parseSerialId, parseUuid } from '../../../common/ids';
 import { decodeCursor, encodeCursor } from '../../../common/cursor';
 import { badInput, forbidden, notFound, Refusal } from '../../../common/refusal';
 import { clampMaxIterations, ConfigurationsService } from '../../configurations';
 import { resolveProcess } from '../core/process-resolution';
-import { mayShowPage, PageAccessLookup, PagesService } from '../../content';
+import { languageNotAccessible, mayShowPage, PageAccessLookup, PagesService } from '../../content';
 import { callsForViewer, pendingPageIds } from '../core/pending-visibility';
 import { mayKnowRun, runAccess } from '../core/run-access.policy';
 import { CANCELLABLE_STATUSES, isWaiting, WAITING_STATUSES } from '../core/run-status';
@@ -77,7 +78,8 @@ export class RunsService {
    * QUEUED for a worker (durable path) or RUNNING here (inline path); the run goes on in the
    * background. Refusals, all before anything is written:
    * BAD_USER_INPUT (malformed ids), NOT_FOUND (configuration the viewer may not use, subject
-   * page the viewer may not show), CONFIGURATION_INACTIVE, then the per-user caps (RunAdmission):
+   * page the viewer may not show), LANGUAGE_NOT_ACCESSIBLE (`checkSubject`), CONFIGURATION_INACTIVE,
+   * then the per-user caps (RunAdmission):
    * RATE_LIMITED, TOO_MANY_WAITING_RUNS.
    */
   async startRun(ctx: RequestContext, command: StartRunCommand): Promise<RunView> {
@@ -91,11 +93,7 @@ export class RunsService {
     if (!configuration.isActive) {
       throw new Refusal('CONFIGURATION_INACTIVE', 'The configuration is inactive');
     }
-    let subjectPageId: number | null = null;
-    if (command.subjectPageId) {
-      subjectPageId = parseSerialId(command.subjectPageId, 'subjectPageId');
-      if (!(await this.pages.getPageForUser(user, subjectPageId))) throw notFound('Page not found');
-    }
+    const subjectPageId = await this.checkSubject(user, command);
     const id = randomUUID();
     const maxIterations = clampMaxIterations(
       command.maxIterations ?? configuration.maxIterations,
@@ -126,6 +124,30 @@ export class RunsService {
     if (durable) await this.signal.notify();
     else this.executor.launch({ lease, run, configuration, checkpoint });
     return run;
+  }
+
+  /**
+   * The start's subject: the page the run is about (NOT_FOUND where the user may not show it)
+   * and, where a language is given, that language on the page the run will work on, the given
+   * one or the default page (LANGUAGE_NOT_ACCESSIBLE, the check of a conversation's view: one of
+   * the page's languages, granted by one of the user's groups). The page's id, or null.
+   */
+  private async checkSubject(user: AuthUser, command: StartRunCommand): Promise<number | null> {
+    const pageId = command.subjectPageId ? parseSerialId(command.subjectPageId, 'subjectPageId') : null;
+    const page = pageId === null ? null : await this.pages.getPageForUser(user, pageId);
+    if (pageId !== null && !page) throw notFound('Page not found');
+    const languageId = command.subjectLanguageId;
+    if (languageId == null) return pageId;
+    if (page) {
+      await this.pages.assertLanguageAccess(user, page, languageId);
+      return pageId;
+    }
+    const defaultId = await this.pages.defaultPageId();
+    if (defaultId === null) return pageId;
+    const defaultPage = await this.pages.getPageForUser(user, defaultId);
+    if (!defaultPage) throw languageNotAccessible(defaultId, languageId);
+    await this.pages.assertLanguageAccess(user, defaultPage, languageId);
+    return pageId;
   }
 
   /**
