@@ -1,3 +1,5 @@
+import { actsAsAdministrator } from '../../../common/administration';
+
 /** Who acts: an authenticated user, or null for the system itself (CLI, seed, workers). */
 export interface Actor {
   readonly id: number;
@@ -10,8 +12,7 @@ export interface Actor {
  * non-admin cannot list users, so FORBIDDEN would confirm that a user id exists.
  */
 export function mayManageTokensOf(actor: Actor | null, ownerId: number): boolean {
-  if (actor === null || actor.isAdmin) return true;
-  return actor.id === ownerId;
+  return actsAsAdministrator(actor) || actor?.id === ownerId;
 }
 
 /**
@@ -46,10 +47,10 @@ export function tokenExpiryProblem(expiresAt: Date | null, creatorExpiresAt: Dat
  * Applied inside the revoking UPDATE, so an unknown token and another user's answer alike.
  */
 export function tokenOwnerScope(actor: Actor | null): number | null {
-  return actor === null || actor.isAdmin ? null : actor.id;
+  return actor && !actsAsAdministrator(actor) ? actor.id : null;
 }
 
 /** May `actor` administer users and groups (create users, list them)? Admins and the system. */
 export function mayAdministerUsers(actor: Actor | null): boolean {
-  return actor === null || actor.isAdmin;
+  return actsAsAdministrator(actor);
 }

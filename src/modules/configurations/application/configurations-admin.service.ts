@@ -6,13 +6,13 @@ import { TransactionRunner } from '../../../platform/database/transaction-runner
 import { parseSerialId } from '../../../common/ids';
 import { badInput, forbidden } from '../../../common/refusal';
 import { ConfigurationView, PrivacyLevel, TaskView, type ApprovalTimeoutAction } from '../core/configuration';
-import { mayAdministerConfigurations } from '../core/configuration-access.policy';
 import { clampMaxIterations, DEFAULT_MAX_ITERATIONS } from '../core/max-iterations.policy';
 import { validateProviderOptions } from '../core/provider-options.policy';
 import { UsersService } from '../../auth';
 import { SkillsService } from '../../skills';
 import { ConfigurationsRepository } from '../persistence/configurations.repository';
 import { ConfigurationsService } from './configurations.service';
+import { actsAsAdministrator } from '../../../common/administration';
 
 /** What an admin sends to create or replace a configuration (the GraphQL input, unparsed ids). */
 export interface ConfigurationUpsert {
@@ -71,7 +71,7 @@ export class ConfigurationsAdminService {
    *   below 1 are refused by the input's validation before this runs.
    */
   async upsertConfiguration(ctx: RequestContext, input: ConfigurationUpsert): Promise<ConfigurationView> {
-    if (!mayAdministerConfigurations(ctx.user)) throw forbidden('Only admins may change configurations');
+    if (!actsAsAdministrator(ctx.user)) throw forbidden('Only admins may change configurations');
     const providerOptions = validateProviderOptions(
       input.provider,
       input.providerOptions,
@@ -120,7 +120,7 @@ export class ConfigurationsAdminService {
    *   identifier, malformed or unknown group ids, unknown skill identifiers (all named).
    */
   async upsertTask(ctx: RequestContext, input: TaskUpsert): Promise<TaskView> {
-    if (!mayAdministerConfigurations(ctx.user)) throw forbidden('Only admins may change Tasks');
+    if (!actsAsAdministrator(ctx.user)) throw forbidden('Only admins may change Tasks');
     const groupIds = parseIds(input.groupIds, 'groupIds');
     const skillIdentifiers = unique(input.skillIdentifiers ?? []);
     const id = await this.transactions.run(async () => {

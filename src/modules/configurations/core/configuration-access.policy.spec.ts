@@ -1,4 +1,4 @@
-import { mayAdministerConfigurations, mayUseConfiguration } from './configuration-access.policy';
+import { mayUseConfiguration } from './configuration-access.policy';
 
 const user = (groups: number[], isAdmin = false) => ({ isAdmin, groups: groups.map((id) => ({ id })) });
 
@@ -19,17 +19,5 @@ describe('mayUseConfiguration', () => {
 
   it('lets admins use everything, in no group at all', () => {
     expect(mayUseConfiguration(user([], true), { allowedGroupIds: [2] })).toBe(true);
-  });
-});
-
-describe('mayAdministerConfigurations', () => {
-  it('lets admins and the system (no user: work outside the API) change configurations', () => {
-    expect(mayAdministerConfigurations(user([], true))).toBe(true);
-    expect(mayAdministerConfigurations(null)).toBe(true);
-  });
-
-  it('refuses every other user, whatever their groups', () => {
-    expect(mayAdministerConfigurations(user([]))).toBe(false);
-    expect(mayAdministerConfigurations(user([1, 2, 3]))).toBe(false);
   });
 });

@@ -17,11 +17,3 @@ export function mayUseConfiguration(
   if (configuration.allowedGroupIds.length === 0) return true;
   return user.groups.some((g) => configuration.allowedGroupIds.includes(g.id));
 }
-
-/**
- * Whether an actor may create or change configurations and Tasks: admins, and the system (null:
- * work outside the API, such as the demo data an embedded server loads at its first start).
- */
-export function mayAdministerConfigurations(actor: { readonly isAdmin: boolean } | null): boolean {
-  return actor === null || actor.isAdmin;
-}

@@ -1,4 +1,5 @@
 import type { WebhookEventType } from './event-types';
+import { actsAsAdministrator } from '../../../common/administration';
 
 /** An endpoint as admins see it (never its secret, which is shown once). */
 export interface EndpointView {
@@ -61,5 +62,5 @@ export interface Page<T> {
  * null is the command line, run by whoever operates the database.
  */
 export function mayManageWebhooks(user: { readonly isAdmin: boolean } | null): boolean {
-  return user === null || user.isAdmin;
+  return actsAsAdministrator(user);
 }
